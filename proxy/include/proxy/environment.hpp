@@ -1,0 +1,59 @@
+// Environment: MPI start-up and shut-down plus what a rank needs to know about its node.
+// Initialises MPI at MPI_THREAD_SERIALIZED (or the level asked for) unless the application already did,
+// and refuses with proxy::Error if the library gives less; finalises MPI in the destructor only if it
+// initialised it. Discovers the ranks sharing this node (MPI_COMM_TYPE_SHARED) and one leader per node.
+// Thread safety: construct, use and destroy on the main thread; const accessors from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <mpi.h>
+
+#include "proxy/placement.hpp"
+#include "proxy/topology.hpp"
+
+namespace proxy {
+
+struct NodeInfo {
+  MPI_Comm comm = MPI_COMM_NULL;     // the ranks on this node
+  int rank = 0;                      // this rank's index on the node
+  int size = 1;                      // ranks on this node
+  MPI_Comm leaders = MPI_COMM_NULL;  // node rank 0 of every node; MPI_COMM_NULL on the others
+  int index = 0;                     // which node (rank of its leader among the leaders)
+  int count = 1;                     // nodes in the job
+};
+
+class Environment {
+ public:
+  Environment(int& argc, char**& argv, int required_thread_level = MPI_THREAD_SERIALIZED);
+  ~Environment();
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+
+  MPI_Comm world() const noexcept { return MPI_COMM_WORLD; }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  int thread_level() const noexcept { return thread_level_; }
+  const NodeInfo& node() const noexcept { return node_; }
+  const Topology& topology() const noexcept { return *topology_; }
+
+  // This rank's share of the node (see placement.hpp). threads = 0: one compute thread per compute core.
+  Placement placement(int threads, bool with_proxy) const;
+  // Binds the calling OpenMP team's threads to placement.compute_cores (call outside a parallel region;
+  // it opens one). Returns false if binding was refused.
+  bool bind_openmp_threads(const Placement& placement) const;
+
+  // Ends every rank at once after a failure that the others cannot know about (a timeout, a peer error).
+  [[noreturn]] static void abort(int code) noexcept;
+
+ private:
+  bool owns_mpi_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+  int thread_level_ = MPI_THREAD_SINGLE;
+  NodeInfo node_;
+  std::unique_ptr<Topology> topology_;
+};
+
+}  // namespace proxy

@@ -1,0 +1,41 @@
+// Errors. Error: set-up and misuse, thrown where they happen. CommError: a communication failure on the
+// proxy thread, stored with the operation and rethrown to the thread that waits on it. TimeoutError: a wait
+// that expired; its message lists what was still outstanding.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace proxy {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class CommError : public Error {
+ public:
+  // peer: the rank involved, or -1 when unknown; epoch: which start of the plan failed.
+  CommError(std::string operation, int peer, std::uint64_t epoch, std::string detail);
+  const std::string& operation() const noexcept { return operation_; }
+  int peer() const noexcept { return peer_; }
+  std::uint64_t epoch() const noexcept { return epoch_; }
+  const std::string& detail() const noexcept { return detail_; }
+
+ private:
+  std::string operation_;
+  int peer_;
+  std::uint64_t epoch_;
+  std::string detail_;
+};
+
+class TimeoutError : public CommError {
+ public:
+  using CommError::CommError;
+};
+
+// The text of an MPI error code (MPI_Error_string).
+std::string mpi_error_string(int code);
+
+}  // namespace proxy

@@ -1,0 +1,67 @@
+// Operation: a unit of communication work that the proxy thread progresses (a committed plan, a closure,
+// a phase of a node collective). Ticket: one start of an operation, returned to the thread that started
+// it, which later tests or waits on it.
+//
+// Thread contract (as in a callback queue: one thread dispatches, any thread adds):
+//   - start(), progress(), cancel() are called ONLY on the proxy thread; they may call MPI.
+//   - describe_outstanding() may be called from a waiting compute thread; it reads only atomics.
+//   - completed_epoch() and error() may be read from any thread (acquire after the proxy's release).
+// Subclass it to give the proxy a new kind of work (e.g. a collective's state machine): start() begins
+// epoch e, progress() returns true when e is complete ("do not requeue me"), and throwing from either
+// stores the error with the operation and rethrows it to the waiter as CommError.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+
+namespace proxy {
+
+class ProxyThread;
+
+class Operation {
+ public:
+  explicit Operation(std::string name) : name_(std::move(name)) {}
+  virtual ~Operation() = default;
+  Operation(const Operation&) = delete;
+  Operation& operator=(const Operation&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+
+  // Proxy thread: begin the work of `epoch`.
+  virtual void start(std::uint64_t epoch) = 0;
+  // Proxy thread: advance; true when the current epoch is complete.
+  virtual bool progress() = 0;
+  // Proxy thread, at shutdown with the epoch still incomplete: release what can be released.
+  virtual void cancel() noexcept {}
+  // Any thread: what is still outstanding, one line per item, for timeout reports.
+  virtual std::string describe_outstanding() const { return {}; }
+  // Bytes moved per epoch, for the statistics.
+  virtual std::uint64_t bytes_per_epoch() const noexcept { return 0; }
+
+  std::uint64_t completed_epoch() const noexcept { return completed_.load(std::memory_order_acquire); }
+  std::uint64_t started_epoch() const noexcept { return started_.load(std::memory_order_acquire); }
+  // The stored failure, if any (sticky: every later wait rethrows it). Read after completed_epoch().
+  std::exception_ptr error() const noexcept { return error_; }
+
+ private:
+  friend class ProxyThread;
+  std::string name_;
+  alignas(64) std::atomic<std::uint64_t> completed_{0};  // written by the proxy (release)
+  alignas(64) std::atomic<std::uint64_t> started_{0};    // written by the starting thread
+  std::exception_ptr error_;                              // written by the proxy before completed_
+  std::shared_ptr<Operation> keep_alive_;                 // held while the proxy works on it
+  double start_time_ = 0.0;                               // proxy thread only
+};
+
+// One start of an operation. Copyable; valid after the ProxyThread is gone only for completed epochs.
+struct Ticket {
+  std::shared_ptr<Operation> operation;
+  std::uint64_t epoch = 0;
+
+  explicit operator bool() const noexcept { return operation != nullptr; }
+};
+
+}  // namespace proxy

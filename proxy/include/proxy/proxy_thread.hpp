@@ -1,0 +1,115 @@
+// ProxyThread: the one thread of a rank that calls MPI. Compute threads hand it work through a lock-free
+// queue (start a plan, post an operation, run a closure) and wait on tickets under the wait policy.
+//
+// Thread contract ("only one thread dispatches; any thread adds"):
+//   - Construct and destroy on the thread that owns MPI (the main thread). The constructor duplicates
+//     the communicator (MPI_ERRORS_RETURN on the copy) BEFORE the proxy thread starts; from then until the
+//     destructor returns, only the proxy thread may call MPI on this rank (MPI_THREAD_SERIALIZED).
+//   - commit(), start(), post(), submit(), call(), test(), wait(), statistics(): any thread.
+//   - A given Plan is started by one thread at a time; any thread may wait on its ticket.
+//   - The destructor drains outstanding work (cancelling what cannot finish within the wait timeout)
+//     and joins; it never leaves a detached thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <mpi.h>
+
+#include "proxy/config.hpp"
+#include "proxy/operation.hpp"
+#include "proxy/plan.hpp"
+#include "proxy/statistics.hpp"
+
+namespace proxy {
+
+// Handed to a closure running on the proxy thread: the MPI requests it tracks complete its ticket.
+class ClosureContext {
+ public:
+  MPI_Comm comm() const noexcept { return comm_; }
+  // Track a request; the closure's ticket completes when every tracked request has completed.
+  void track(MPI_Request request) { requests_.push_back(request); }
+  // The context of the closure now running on this thread, or nullptr (for Appendix A style callbacks).
+  static ClosureContext* current() noexcept;
+
+ private:
+  friend class ClosureOperation;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<MPI_Request> requests_;
+};
+
+class ProxyThread {
+ public:
+  // comm: the communicator plans address (duplicated). core: logical core to bind the proxy to, or -1 for
+  // config.proxy_core / no binding.
+  explicit ProxyThread(MPI_Comm comm = MPI_COMM_WORLD, Config config = Config::from_env(), int core = -1);
+  ~ProxyThread();
+  ProxyThread(const ProxyThread&) = delete;
+  ProxyThread& operator=(const ProxyThread&) = delete;
+
+  // The proxy's private duplicate of the communicator; use it (through closures) for anything you submit.
+  MPI_Comm comm() const noexcept { return comm_; }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  const Config& config() const noexcept { return config_; }
+
+  // Validates the spec (peers inside the communicator, counts >= 0; throws proxy::Error naming the bad
+  // value) and creates its persistent requests on the proxy thread.
+  Plan commit(const PlanSpec& spec);
+
+  // Starts the next epoch of a plan. Throws proxy::Error if its previous epoch has not completed.
+  Ticket start(const Plan& plan);
+
+  // Starts a custom operation (its next epoch). Same restart rule as plans.
+  Ticket post(std::shared_ptr<Operation> operation);
+
+  // Runs fn(context) on the proxy thread; the ticket completes when fn has returned and every request it
+  // tracked has completed. An exception thrown by fn is rethrown to the waiter (as CommError).
+  Ticket submit(std::function<void(ClosureContext&)> fn);
+
+  // Runs fn() on the proxy thread and waits for it: the way to make a one-off MPI call (a reduction of
+  // timings, a barrier) while the proxy owns MPI. Returns fn's result.
+  template <class Fn>
+  auto call(Fn&& fn) -> std::invoke_result_t<Fn&> {
+    using R = std::invoke_result_t<Fn&>;
+    if constexpr (std::is_void_v<R>) {
+      wait(submit([&](ClosureContext&) { fn(); }));
+    } else {
+      std::optional<R> result;
+      wait(submit([&](ClosureContext&) { result.emplace(fn()); }));
+      return std::move(*result);
+    }
+  }
+
+  // True when the ticket's epoch has completed; rethrows a stored CommError.
+  bool test(const Ticket& ticket) const;
+  // Waits under the wait policy; throws TimeoutError (naming the operation, epoch and what is outstanding)
+  // after config().wait_timeout, or the stored CommError.
+  void wait(const Ticket& ticket) const;
+  void wait(const Ticket& ticket, std::chrono::milliseconds timeout) const;
+
+  ProxyStatistics statistics() const;
+
+  // Where the proxy runs: the core it is bound to, or -1.
+  int bound_core() const noexcept { return bound_core_; }
+
+ private:
+  struct Impl;
+  Ticket enqueue_start(const std::shared_ptr<Operation>& op);
+  void run() noexcept;
+
+  Config config_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  int bound_core_ = -1;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace proxy

@@ -1,0 +1,30 @@
+// Statistics the proxy keeps about itself and each plan; a snapshot is taken by ProxyThread::statistics().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace proxy {
+
+struct OperationStatistics {
+  std::string name;
+  std::uint64_t starts = 0;     // epochs completed
+  std::uint64_t bytes = 0;      // bytes sent + received over those epochs
+  double total_seconds = 0.0;   // sum over epochs of (completion - start on the proxy)
+  double max_seconds = 0.0;
+};
+
+struct ProxyStatistics {
+  double uptime_seconds = 0.0;
+  double busy_fraction = 0.0;         // share of loop time with commands or active operations
+  std::size_t queue_high_water = 0;   // most commands seen waiting at once
+  std::uint64_t commands = 0;         // commands dequeued
+  std::vector<OperationStatistics> plans;  // committed plans, in commit order
+
+  // A short human-readable table (for the drivers' --verbose).
+  std::string format() const;
+};
+
+}  // namespace proxy
