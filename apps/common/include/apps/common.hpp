@@ -1,0 +1,9 @@
+// Umbrella header for the drivers' shared support (target proxy_apps_common, namespace apps).
+#pragma once
+
+#include "apps/ideal_proxy.hpp"
+#include "apps/options.hpp"
+#include "apps/parse.hpp"
+#include "apps/run_record.hpp"
+#include "apps/timing_table.hpp"
+#include "apps/usage_error.hpp"

@@ -1,0 +1,53 @@
+// The run record: one row of ordered key/value fields per run, appended to the file given by --output.
+// The extension picks the format: ".csv" appends a CSV row (the header is written once, when the file is
+// new or empty; an existing file with a different header is refused), ".json" or ".jsonl" appends one
+// JSON object per line (JSON Lines). The sweep scripts read both. Write it on rank 0 only.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace apps {
+
+enum class RecordFormat { csv, json_lines };
+
+// ".csv" -> csv; ".json" / ".jsonl" -> json_lines; anything else throws UsageError naming the path.
+// Drivers call it while validating options, so a bad --output fails before the run, on every rank.
+RecordFormat record_format_for(std::string_view path);
+
+class RunRecord {
+ public:
+  using Value = std::variant<std::string, long long, double, bool>;
+
+  // Adds a field at the end, or replaces the value of an existing key in place (order is kept).
+  RunRecord& set(std::string key, std::string value) { return put(std::move(key), Value(std::move(value))); }
+  RunRecord& set(std::string key, const char* value) { return put(std::move(key), Value(std::string(value))); }
+  RunRecord& set(std::string key, double value) { return put(std::move(key), Value(value)); }
+  RunRecord& set(std::string key, bool value) { return put(std::move(key), Value(value)); }
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  RunRecord& set(std::string key, T value) {
+    return put(std::move(key), Value(static_cast<long long>(value)));
+  }
+
+  const std::vector<std::pair<std::string, Value>>& fields() const noexcept { return fields_; }
+
+  std::string csv_header() const;  // "mode,n,..." without a newline
+  std::string csv_row() const;     // values, quoted where needed; doubles in shortest round-trip form
+  std::string json() const;        // {"mode":"sync","n":64,...}; NaN and infinities become null
+
+  // Appends this record to `path` in the format of its extension. Throws std::runtime_error naming the
+  // path when it cannot be written or when an existing CSV header differs from this record's.
+  void append_to(const std::string& path) const;
+
+ private:
+  RunRecord& put(std::string key, Value value);
+  std::vector<std::pair<std::string, Value>> fields_;
+};
+
+}  // namespace apps

@@ -1,0 +1,32 @@
+// The thesis-style timing table (thesis Tables IV.4, IV.8): per mode the total, compute, communication and
+// wait times in seconds, the communication share, the per-iteration total/compute/comm in milliseconds
+// and the ideal-proxy prediction (apps/ideal_proxy.hpp). "Comm" is everything the compute side spent on
+// communication (call overhead plus waiting); "Wait" is the waiting part of it. Any thread.
+#pragma once
+
+#include <cmath>
+#include <iosfwd>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace apps {
+
+struct TimingRow {
+  std::string mode;          // "sync", "proxy", ...
+  double total_s = 0.0;
+  double compute_s = 0.0;
+  double comm_s = 0.0;       // includes wait_s
+  double wait_s = 0.0;
+  long long iterations = 1;  // for the per-iteration columns
+  double ideal_proxy_s = std::numeric_limits<double>::quiet_NaN();  // NaN prints as "-"
+
+  double comm_percent() const noexcept { return total_s > 0.0 ? 100.0 * comm_s / total_s : 0.0; }
+};
+
+// Prints the header and one line per row, e.g.
+//   Mode     Total(s) Compute(s)  Comm(s)  Wait(s)  Comm % | Iter(ms) Comp(ms) Comm(ms) | Ideal proxy(s)
+//   sync       1.234     0.987    0.247    0.200   20.0% |   12.34     9.87     2.47 |   1.974
+void print_timing_table(std::ostream& out, const std::vector<TimingRow>& rows, const std::string& title = {});
+
+}  // namespace apps

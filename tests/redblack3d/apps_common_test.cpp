@@ -1,0 +1,158 @@
+// Unit tests of the drivers' shared support (apps/common): option parsing, value parsing with errors that
+// name the bad value, run records in CSV and JSON Lines, the ideal-proxy model and the timing table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "apps/common.hpp"
+
+namespace {
+
+// The UsageError message of fn(), or "" when it does not throw one.
+template <class Fn>
+std::string usage_error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const apps::UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+apps::Options sample_options() {
+  apps::Options options("tool", "does things");
+  options.option("n", "N", "grid size", "16").option("mode", "MODE", "sync or proxy").flag("verify", "check it");
+  return options;
+}
+
+TEST(AppsOptions, ParsesBothSpellingsAndDefaults) {
+  auto options = sample_options();
+  const char* argv[] = {"tool", "--n=32", "--mode", "proxy", "--verify"};
+  ASSERT_TRUE(options.parse(5, argv));
+  EXPECT_EQ(options.integer("n", 1), 32);
+  EXPECT_EQ(options.value("mode"), "proxy");
+  EXPECT_TRUE(options.flag_set("verify"));
+  auto defaults = sample_options();
+  const char* none[] = {"tool"};
+  ASSERT_TRUE(defaults.parse(1, none));
+  EXPECT_EQ(defaults.integer("n"), 16);
+  EXPECT_FALSE(defaults.given("n"));
+  EXPECT_FALSE(defaults.has("mode"));
+  EXPECT_EQ(usage_error_of([&] { defaults.value("mode"); }), "missing required option --mode");
+}
+
+TEST(AppsOptions, HelpStopsParsingAndListsEveryOption) {
+  auto options = sample_options();
+  const char* argv[] = {"tool", "--n", "4", "--help", "--bogus"};
+  EXPECT_FALSE(options.parse(5, argv));
+  const std::string help = options.help();
+  for (const char* text : {"usage: tool", "--n N", "grid size (default: 16)", "--mode MODE", "--verify", "--help"}) {
+    EXPECT_NE(help.find(text), std::string::npos) << text;
+  }
+}
+
+TEST(AppsOptions, BadCommandLinesNameTheCulprit) {
+  auto bad = [](std::vector<const char*> args) {
+    args.insert(args.begin(), "tool");
+    return usage_error_of([&] { sample_options().parse(static_cast<int>(args.size()), args.data()); });
+  };
+  EXPECT_EQ(bad({"--nn", "3"}), "unknown option '--nn' (see --help)");
+  EXPECT_EQ(bad({"--n"}), "option --n needs a value (N)");
+  EXPECT_EQ(bad({"--verify=yes"}), "option --verify takes no value, got 'yes'");
+  EXPECT_EQ(bad({"stray"}), "unexpected argument 'stray' (options start with --; see --help)");
+  EXPECT_EQ(bad({"--n", "1", "--n", "2"}), "option --n given twice");
+}
+
+TEST(AppsParse, IntegersAndRanges) {
+  EXPECT_EQ(apps::parse_int("--iters", "+12", 1), 12);
+  EXPECT_EQ(usage_error_of([] { apps::parse_int("--iters", "0", 1); }), "--iters must be at least 1, got '0'");
+  EXPECT_EQ(usage_error_of([] { apps::parse_int("--iters", "9", 1, 8); }), "--iters must be at most 8, got '9'");
+  EXPECT_EQ(usage_error_of([] { apps::parse_int("--iters", "3x", 1); }), "--iters: expected an integer, got '3x'");
+  EXPECT_EQ(usage_error_of([] { apps::parse_int("--iters", "", 1); }), "--iters: expected an integer, got ''");
+  EXPECT_DOUBLE_EQ(apps::parse_double("--omega", "1.5", 0.0, 2.0), 1.5);
+  EXPECT_EQ(usage_error_of([] { apps::parse_double("--omega", "nan"); }), "--omega: expected a number, got 'nan'");
+}
+
+TEST(AppsParse, SizesListsGeometriesChoices) {
+  EXPECT_EQ(apps::parse_size("--bytes", "4096"), 4096u);
+  EXPECT_EQ(apps::parse_size("--bytes", "64K"), 65536u);
+  EXPECT_EQ(apps::parse_size("--bytes", "2MiB"), 2u << 20);
+  EXPECT_NE(usage_error_of([] { apps::parse_size("--bytes", "-1"); }).find("got '-1'"), std::string::npos);
+  EXPECT_EQ(apps::parse_list("--modes", "sync,proxy"), (std::vector<std::string>{"sync", "proxy"}));
+  EXPECT_NE(usage_error_of([] { apps::parse_list("--modes", "sync,,proxy"); }).find("'sync,,proxy'"),
+            std::string::npos);
+  EXPECT_EQ(apps::parse_int_list("--n", "64,32,16", 1), (std::vector<long long>{64, 32, 16}));
+  EXPECT_EQ(apps::parse_geometry("--geometry", "2x1X3", 3), (std::vector<int>{2, 1, 3}));
+  EXPECT_EQ(apps::format_geometry({2, 1, 3}), "2x1x3");
+  EXPECT_EQ(apps::product({2, 1, 3}), 6);
+  EXPECT_EQ(usage_error_of([] { apps::parse_geometry("--geometry", "2x0x1", 3); }),
+            "--geometry: expected PxPxP with positive integers (e.g. 2x1x1), got '2x0x1'");
+  EXPECT_NE(usage_error_of([] { apps::parse_geometry("--geometry", "2x2", 3); }).find("got '2x2'"), std::string::npos);
+  EXPECT_EQ(usage_error_of([] { apps::parse_choice("--mode", "fast", {"sync", "async", "proxy"}); }),
+            "--mode: unknown value 'fast' (expected sync, async or proxy)");
+}
+
+TEST(AppsRunRecord, CsvWritesHeaderOnceAndRefusesAMismatch) {
+  const auto path = (std::filesystem::temp_directory_path() / "apps_common_test_record.csv").string();
+  std::filesystem::remove(path);
+  apps::RunRecord record;
+  record.set("mode", "sync").set("n", 64).set("total_s", 0.25).set("verified", true).set("note", "a,\"b\"");
+  record.append_to(path);
+  record.set("n", 32);  // replaces in place, keeps the order
+  record.append_to(path);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(),
+            "mode,n,total_s,verified,note\n"
+            "sync,64,0.25,true,\"a,\"\"b\"\"\"\n"
+            "sync,32,0.25,true,\"a,\"\"b\"\"\"\n");
+  apps::RunRecord other;
+  other.set("mode", "sync");
+  EXPECT_THROW(other.append_to(path), std::runtime_error);
+  std::filesystem::remove(path);
+}
+
+TEST(AppsRunRecord, JsonLinesOneObjectPerRun) {
+  const auto path = (std::filesystem::temp_directory_path() / "apps_common_test_record.jsonl").string();
+  std::filesystem::remove(path);
+  apps::RunRecord record;
+  record.set("mode", "proxy").set("iters", 8).set("error", std::nan("")).set("ratio", 0.1);
+  record.append_to(path);
+  record.append_to(path);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string line = "{\"mode\":\"proxy\",\"iters\":8,\"error\":null,\"ratio\":0.1}\n";
+  EXPECT_EQ(text.str(), line + line);
+  std::filesystem::remove(path);
+  EXPECT_EQ(apps::record_format_for("x.json"), apps::RecordFormat::json_lines);
+  EXPECT_EQ(usage_error_of([] { apps::record_format_for("out.txt"); }),
+            "--output: unknown file type 'out.txt' (expected .csv, .json or .jsonl)");
+}
+
+TEST(AppsIdealProxy, ThesisModel) {
+  // Thesis Table IV.8 (LeMieux, p = 4): sync total 16.56 s, comm 2.81 s -> ideal 18.33 s.
+  EXPECT_NEAR(apps::ideal_proxy_time(16.56, 2.81, 4), (16.56 - 2.81) * 4.0 / 3.0, 1e-12);
+  EXPECT_DOUBLE_EQ(apps::ideal_proxy_time(10.0, 4.0, 2), 12.0);
+  EXPECT_DOUBLE_EQ(apps::ideal_proxy_time(10.0, 9.0, 2), 9.0);  // communication-bound: T_p = C_t
+  EXPECT_TRUE(std::isnan(apps::ideal_proxy_time(10.0, 1.0, 1)));
+}
+
+TEST(AppsTimingTable, PrintsEveryColumn) {
+  std::ostringstream out;
+  apps::print_timing_table(out, {{"sync", 2.0, 1.5, 0.5, 0.25, 10, 3.0}, {"proxy", 1.8, 1.7, 0.1, 0.1, 10}}, "t");
+  const std::string text = out.str();
+  EXPECT_NE(text.find("Comm %"), std::string::npos);
+  EXPECT_NE(text.find("sync        2.0000     1.5000    0.5000    0.2500   25.0% |   200.000   150.000    50.000 |"
+                      "         3.0000"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("|              -"), std::string::npos) << text;
+}
+
+}  // namespace
