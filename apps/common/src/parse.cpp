@@ -10,7 +10,14 @@
 namespace apps {
 namespace {
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string quoted(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '\'';
+  out += text;
+  out += '\'';
+  return out;
+}
 
 [[noreturn]] void fail(std::string_view option, const std::string& what, std::string_view text) {
   throw UsageError(std::string(option) + ": " + what + ", got " + quoted(text));
