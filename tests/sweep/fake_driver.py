@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""A stand-in for the proxy drivers in the sweep tests: takes driver-style options, appends one JSON
+Lines (or CSV) record to --output with deterministic times computed from the options, and fails like a
+driver does on bad input (`fake_driver: error: ...`, exit 1). Launched through mpiexec, every rank runs
+it; only rank 0 (PMI_RANK) writes, as the real drivers do. FAKE_DRIVER_LOG names a file to which rank 0
+appends one line per invocation (so tests can count reruns); FAKE_DRIVER_SLEEP delays each run."""
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+
+MODE_FACTOR = {"sync": 1.0, "async": 0.8, "mt": 0.9, "proxy": 0.6}
+
+
+def main():
+    """Parse driver-style options and write one record."""
+    parser = argparse.ArgumentParser(prog="fake_driver")
+    parser.add_argument("--mode", default="sync")
+    parser.add_argument("--n", type=int, default=32)
+    parser.add_argument("--panel", type=int, default=0)
+    parser.add_argument("--geometry", default="1x1x1")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--iters", type=int, default=1)
+    parser.add_argument("--verify", action="store_true")
+    parser.add_argument("--output", required=True)
+    args = parser.parse_args()
+    rank = int(os.environ.get("PMI_RANK", "0"))
+    ranks = int(os.environ.get("PMI_SIZE", "1"))
+    if args.mode not in MODE_FACTOR:
+        if rank == 0:
+            print(f"fake_driver: error: unknown mode '{args.mode}'", file=sys.stderr)
+        return 1
+    time.sleep(float(os.environ.get("FAKE_DRIVER_SLEEP", "0")))
+    if rank != 0:
+        return 0
+    if os.environ.get("FAKE_DRIVER_LOG"):
+        with open(os.environ["FAKE_DRIVER_LOG"], "a") as log:
+            log.write(f"mode={args.mode} n={args.n} panel={args.panel} ranks={ranks}\n")
+    total = args.n * 1e-3 * MODE_FACTOR[args.mode] * (1 + 8 / (args.panel + 8)) / ranks
+    record = {"mode": args.mode, "n": args.n, "panel": args.panel, "geometry": args.geometry,
+              "ranks": ranks, "threads_per_rank": args.threads, "iters": args.iters,
+              "total_s": total, "compute_s": 0.6 * total, "comm_s": 0.3 * total, "wait_s": 0.1 * total,
+              "verified": args.verify}
+    if args.mode in ("sync", "async"):
+        record["ideal_proxy_s"] = max((total - 0.3 * total) * 2 / 1, 0.3 * total) / 2
+    if args.output.endswith(".csv"):
+        new = not os.path.exists(args.output)
+        with open(args.output, "a", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(record))
+            if new:
+                writer.writeheader()
+            writer.writerow(record)
+    else:
+        with open(args.output, "a") as handle:
+            handle.write(json.dumps(record) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
