@@ -32,7 +32,8 @@ struct Config {
   std::size_t queue_capacity = 1024;
 
   // `defaults` with the PROXY_* environment variables applied; throws proxy::Error naming a bad value.
-  static Config from_env(Config defaults = {});
+  static Config from_env(Config defaults);
+  static Config from_env();  // the built-in defaults with the environment applied
 };
 
 }  // namespace proxy

@@ -52,6 +52,8 @@ class Environment {
   int rank_ = 0;
   int size_ = 1;
   int thread_level_ = MPI_THREAD_SINGLE;
+  int physical_rank_ = 0;  // among the ranks sharing this machine's cores (placement)
+  int physical_size_ = 1;
   NodeInfo node_;
   std::unique_ptr<Topology> topology_;
 };

@@ -16,7 +16,8 @@ class Error : public std::runtime_error {
 
 class CommError : public Error {
  public:
-  // peer: the rank involved, or -1 when unknown; epoch: which start of the plan failed.
+  // operation: its label, e.g. "plan 'halo'"; peer: the rank involved, or -1 when unknown; epoch: which
+  // start of the operation failed. what() reads "plan 'halo' epoch 3, peer rank 1: <detail>".
   CommError(std::string operation, int peer, std::uint64_t epoch, std::string detail);
   const std::string& operation() const noexcept { return operation_; }
   int peer() const noexcept { return peer_; }

@@ -29,6 +29,10 @@ class Operation {
   Operation& operator=(const Operation&) = delete;
 
   const std::string& name() const noexcept { return name_; }
+  // What kind of work this is, for messages: "plan", "closure", "allreduce", ...
+  virtual const char* kind() const noexcept { return "operation"; }
+  // "plan 'halo'": how errors and timeout reports name the operation.
+  std::string label() const { return std::string(kind()) + " '" + name_ + "'"; }
 
   // Proxy thread: begin the work of `epoch`.
   virtual void start(std::uint64_t epoch) = 0;
@@ -38,6 +42,8 @@ class Operation {
   virtual void cancel() noexcept {}
   // Any thread: what is still outstanding, one line per item, for timeout reports.
   virtual std::string describe_outstanding() const { return {}; }
+  // Any thread: the first peer still outstanding (for timeout reports), or -1.
+  virtual int outstanding_peer() const noexcept { return -1; }
   // Bytes moved per epoch, for the statistics.
   virtual std::uint64_t bytes_per_epoch() const noexcept { return 0; }
 
@@ -53,7 +59,12 @@ class Operation {
   alignas(64) std::atomic<std::uint64_t> started_{0};    // written by the starting thread
   std::exception_ptr error_;                              // written by the proxy before completed_
   std::shared_ptr<Operation> keep_alive_;                 // held while the proxy works on it
+  std::uint64_t running_epoch_ = 0;                       // proxy thread only
   double start_time_ = 0.0;                               // proxy thread only
+  // Statistics: written by the proxy only, read (relaxed) by statistics().
+  std::atomic<std::uint64_t> stat_epochs_{0};
+  std::atomic<double> stat_total_seconds_{0.0};
+  std::atomic<double> stat_max_seconds_{0.0};
 };
 
 // One start of an operation. Copyable; valid after the ProxyThread is gone only for completed epochs.

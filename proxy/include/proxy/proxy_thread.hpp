@@ -96,19 +96,18 @@ class ProxyThread {
 
   ProxyStatistics statistics() const;
 
-  // Where the proxy runs: the core it is bound to, or -1.
-  int bound_core() const noexcept { return bound_core_; }
+  // Where the proxy runs: the core it is bound to, or -1 (not bound, or binding refused).
+  int bound_core() const noexcept;
 
  private:
   struct Impl;
   Ticket enqueue_start(const std::shared_ptr<Operation>& op);
-  void run() noexcept;
 
   Config config_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
-  int bound_core_ = -1;
+  int tag_upper_bound_ = 32767;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,75 @@
+#include "proxy/config.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "proxy/error.hpp"
+
+namespace proxy {
+
+std::string_view to_string(WaitPolicy policy) noexcept {
+  switch (policy) {
+    case WaitPolicy::spin: return "spin";
+    case WaitPolicy::spin_then_yield: return "spin-then-yield";
+    case WaitPolicy::block: return "block";
+  }
+  return "?";
+}
+
+WaitPolicy parse_wait_policy(std::string_view text) {
+  if (text == "spin") return WaitPolicy::spin;
+  if (text == "spin-then-yield" || text == "spin_then_yield") return WaitPolicy::spin_then_yield;
+  if (text == "block") return WaitPolicy::block;
+  throw Error("unknown wait policy '" + std::string(text) + "' (expected spin, spin-then-yield or block)");
+}
+
+namespace {
+
+const char* env(const char* name) {
+  const char* value = std::getenv(name);
+  return (value != nullptr && *value != '\0') ? value : nullptr;
+}
+
+long parse_long(const char* name, const char* text, long min) {
+  errno = 0;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < min)
+    throw Error(std::string(name) + "='" + text + "' is not an integer >= " + std::to_string(min));
+  return value;
+}
+
+}  // namespace
+
+Config Config::from_env() { return from_env(Config{}); }
+
+Config Config::from_env(Config config) {
+  if (const char* v = env("PROXY_WAIT_POLICY")) {
+    try {
+      config.wait_policy = parse_wait_policy(v);
+    } catch (const Error& e) {
+      throw Error(std::string("PROXY_WAIT_POLICY: ") + e.what());
+    }
+  }
+  if (const char* v = env("PROXY_WAIT_TIMEOUT")) {
+    char* end = nullptr;
+    const double seconds = std::strtod(v, &end);
+    if (end == v || *end != '\0' || !std::isfinite(seconds) || seconds <= 0)
+      throw Error(std::string("PROXY_WAIT_TIMEOUT='") + v + "' is not a positive number of seconds");
+    config.wait_timeout = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
+  }
+  if (const char* v = env("PROXY_SPIN_COUNT")) config.spin_count = static_cast<int>(parse_long("PROXY_SPIN_COUNT", v, 0));
+  if (const char* v = env("PROXY_CORE")) config.proxy_core = static_cast<int>(parse_long("PROXY_CORE", v, -1));
+  if (const char* v = env("PROXY_BIND")) config.bind = parse_long("PROXY_BIND", v, 0) != 0;
+  if (const char* v = env("PROXY_QUEUE_CAPACITY")) {
+    const long capacity = parse_long("PROXY_QUEUE_CAPACITY", v, 2);
+    if ((capacity & (capacity - 1)) != 0)
+      throw Error(std::string("PROXY_QUEUE_CAPACITY='") + v + "' is not a power of two");
+    config.queue_capacity = static_cast<std::size_t>(capacity);
+  }
+  return config;
+}
+
+}  // namespace proxy

@@ -1,0 +1,128 @@
+#include "proxy/environment.hpp"
+
+#include <omp.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#include "proxy/error.hpp"
+
+namespace proxy {
+
+namespace {
+
+std::string thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+  }
+  return "thread level " + std::to_string(level);
+}
+
+void check(int code, const char* call) {
+  if (code != MPI_SUCCESS) throw Error(std::string(call) + " failed: " + mpi_error_string(code));
+}
+
+// PROXY_NODE_SIZE=k makes every k consecutive ranks one "node" (to study multi-node behaviour on one
+// machine); otherwise a node is the set of ranks sharing memory.
+int emulated_node_size() {
+  const char* v = std::getenv("PROXY_NODE_SIZE");
+  if (v == nullptr || *v == '\0') return 0;
+  char* end = nullptr;
+  const long k = std::strtol(v, &end, 10);
+  if (end == v || *end != '\0' || k < 1) throw Error(std::string("PROXY_NODE_SIZE='") + v + "' is not an integer >= 1");
+  return static_cast<int>(k);
+}
+
+}  // namespace
+
+Environment::Environment(int& argc, char**& argv, int required_thread_level) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    check(MPI_Init_thread(&argc, &argv, required_thread_level, &thread_level_), "MPI_Init_thread");
+    owns_mpi_ = true;
+  } else {
+    MPI_Query_thread(&thread_level_);
+  }
+  if (thread_level_ < required_thread_level) {
+    if (owns_mpi_) MPI_Finalize();
+    throw Error("the MPI library provides " + thread_level_name(thread_level_) + " but the proxy needs " +
+                thread_level_name(required_thread_level));
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+
+  MPI_Comm physical = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &physical),
+        "MPI_Comm_split_type");
+  MPI_Comm_rank(physical, &physical_rank_);
+  MPI_Comm_size(physical, &physical_size_);
+
+  const int k = emulated_node_size();
+  if (k > 0) {
+    MPI_Comm_free(&physical);
+    check(MPI_Comm_split(MPI_COMM_WORLD, rank_ / k, rank_, &node_.comm), "MPI_Comm_split");
+  } else {
+    node_.comm = physical;
+  }
+  MPI_Comm_rank(node_.comm, &node_.rank);
+  MPI_Comm_size(node_.comm, &node_.size);
+  check(MPI_Comm_split(MPI_COMM_WORLD, node_.rank == 0 ? 0 : MPI_UNDEFINED, rank_, &node_.leaders),
+        "MPI_Comm_split");
+  int index_and_count[2] = {0, 1};
+  if (node_.leaders != MPI_COMM_NULL) {
+    MPI_Comm_rank(node_.leaders, &index_and_count[0]);
+    MPI_Comm_size(node_.leaders, &index_and_count[1]);
+  }
+  MPI_Bcast(index_and_count, 2, MPI_INT, 0, node_.comm);
+  node_.index = index_and_count[0];
+  node_.count = index_and_count[1];
+  if (k > 0) {
+    // Cores are shared by every rank on the physical machine, whatever the emulated node size.
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &physical);
+    MPI_Comm_rank(physical, &physical_rank_);
+    MPI_Comm_size(physical, &physical_size_);
+    MPI_Comm_free(&physical);
+  }
+  topology_ = std::make_unique<Topology>();
+}
+
+Environment::~Environment() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  if (node_.leaders != MPI_COMM_NULL) MPI_Comm_free(&node_.leaders);
+  if (node_.comm != MPI_COMM_NULL) MPI_Comm_free(&node_.comm);
+  if (owns_mpi_) MPI_Finalize();
+}
+
+Placement Environment::placement(int threads, bool with_proxy) const {
+  return compute_placement({topology_->cores(), physical_size_, physical_rank_, threads, with_proxy});
+}
+
+bool Environment::bind_openmp_threads(const Placement& placement) const {
+  if (placement.compute_cores.empty()) return false;
+  std::atomic<bool> ok{true};
+#pragma omp parallel num_threads(placement.threads)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    if (!topology_->bind_this_thread(placement.compute_cores[t % placement.compute_cores.size()]))
+      ok.store(false, std::memory_order_relaxed);
+  }
+  return ok.load();
+}
+
+void Environment::abort(int code) noexcept {
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+}  // namespace proxy

@@ -1,0 +1,140 @@
+// Element-wise combining for the collectives: typed loops for the built-in operations (vectorised by the
+// compiler), and MPI-contract user functions with a bounce buffer when the output aliases the left operand.
+#include "proxy/reduction.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "proxy/error.hpp"
+
+namespace proxy {
+
+std::size_t size_of(DataType type) noexcept {
+  return (type == DataType::float32 || type == DataType::int32) ? 4 : 8;
+}
+
+std::string_view to_string(DataType type) noexcept {
+  switch (type) {
+    case DataType::float32: return "float";
+    case DataType::float64: return "double";
+    case DataType::int32: return "int32";
+    case DataType::int64: return "int64";
+  }
+  return "?";
+}
+
+std::string_view to_string(ReduceOp op) noexcept {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::prod: return "prod";
+    case ReduceOp::min: return "min";
+    case ReduceOp::max: return "max";
+    case ReduceOp::user: return "user";
+  }
+  return "?";
+}
+
+DataType parse_data_type(std::string_view text) {
+  for (auto t : {DataType::float32, DataType::float64, DataType::int32, DataType::int64})
+    if (text == to_string(t)) return t;
+  throw Error("unknown data type '" + std::string(text) + "' (expected float, double, int32 or int64)");
+}
+
+ReduceOp parse_reduce_op(std::string_view text) {
+  for (auto op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max})
+    if (text == to_string(op)) return op;
+  throw Error("unknown reduction operation '" + std::string(text) + "' (expected sum, prod, min or max)");
+}
+
+namespace {
+
+template <class T, class F>
+void loop(const void* left, const void* right, void* out, std::size_t n, F f) noexcept {
+  // Plain pointers, not __restrict: out may alias either operand element for element.
+  const T* a = static_cast<const T*>(left);
+  const T* b = static_cast<const T*>(right);
+  T* c = static_cast<T*>(out);
+  for (std::size_t i = 0; i < n; ++i) c[i] = f(a[i], b[i]);
+}
+
+// Integer sums and products wrap (two's complement) instead of overflowing into undefined behaviour.
+template <class T>
+T add(T x, T y) noexcept {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));
+  } else {
+    return x + y;
+  }
+}
+template <class T>
+T multiply(T x, T y) noexcept {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
+  } else {
+    return x * y;
+  }
+}
+
+template <class T>
+void builtin(ReduceOp op, const void* a, const void* b, void* c, std::size_t n) noexcept {
+  switch (op) {
+    case ReduceOp::sum: loop<T>(a, b, c, n, add<T>); break;
+    case ReduceOp::prod: loop<T>(a, b, c, n, multiply<T>); break;
+    case ReduceOp::min: loop<T>(a, b, c, n, [](T x, T y) { return y < x ? y : x; }); break;
+    case ReduceOp::max: loop<T>(a, b, c, n, [](T x, T y) { return x < y ? y : x; }); break;
+    case ReduceOp::user: break;
+  }
+}
+
+void user_combine(const Reduction& r, const void* left, const void* right, void* out,
+                  std::size_t count) noexcept {
+  const std::size_t size = r.element_size();
+  if (out == right) {
+    r.user(left, out, count, r.context);
+    return;
+  }
+  if (out != left) {
+    std::memmove(out, right, count * size);
+    r.user(left, out, count, r.context);
+    return;
+  }
+  if (r.commutative) {  // out == left: in op inout == inout op in
+    r.user(right, out, count, r.context);
+    return;
+  }
+  // Non-commutative and out aliases the left operand: MPI's fn writes only its right operand, so bounce.
+  alignas(64) unsigned char bounce[kCombineBounceBytes];
+  const std::size_t step = kCombineBounceBytes / size;
+  for (std::size_t i = 0; i < count; i += step) {
+    const std::size_t n = std::min(step, count - i);
+    std::memcpy(bounce, static_cast<const char*>(right) + i * size, n * size);
+    r.user(static_cast<const char*>(left) + i * size, bounce, n, r.context);
+    std::memcpy(static_cast<char*>(out) + i * size, bounce, n * size);
+  }
+}
+
+}  // namespace
+
+void combine(const Reduction& r, const void* left, const void* right, void* out, std::size_t count) noexcept {
+  if (count == 0) return;
+  if (r.op == ReduceOp::user) return user_combine(r, left, right, out, count);
+  switch (r.type) {
+    case DataType::float32: builtin<float>(r.op, left, right, out, count); break;
+    case DataType::float64: builtin<double>(r.op, left, right, out, count); break;
+    case DataType::int32: builtin<std::int32_t>(r.op, left, right, out, count); break;
+    case DataType::int64: builtin<std::int64_t>(r.op, left, right, out, count); break;
+  }
+}
+
+void reduce_reference(const Reduction& r, const void* const* inputs, int n, void* out,
+                      std::size_t count) noexcept {
+  if (n <= 0 || count == 0) return;
+  std::memmove(out, inputs[0], count * r.element_size());
+  for (int i = 1; i < n; ++i) combine(r, out, inputs[i], out, count);
+}
+
+}  // namespace proxy

@@ -1,0 +1,25 @@
+#include "proxy/statistics.hpp"
+
+#include <cstdio>
+
+namespace proxy {
+
+std::string ProxyStatistics::format() const {
+  char line[256];
+  std::snprintf(line, sizeof line, "proxy: up %.3f s, busy %.1f%%, %llu commands, queue high-water %zu\n",
+                uptime_seconds, 100.0 * busy_fraction, static_cast<unsigned long long>(commands), queue_high_water);
+  std::string text = line;
+  if (plans.empty()) return text;
+  std::snprintf(line, sizeof line, "  %-24s %10s %14s %12s %12s\n", "plan", "starts", "bytes", "mean us", "max us");
+  text += line;
+  for (const auto& p : plans) {
+    const double mean = p.starts > 0 ? 1e6 * p.total_seconds / static_cast<double>(p.starts) : 0.0;
+    std::snprintf(line, sizeof line, "  %-24s %10llu %14llu %12.1f %12.1f\n", p.name.c_str(),
+                  static_cast<unsigned long long>(p.starts), static_cast<unsigned long long>(p.bytes), mean,
+                  1e6 * p.max_seconds);
+    text += line;
+  }
+  return text;
+}
+
+}  // namespace proxy
