@@ -1,0 +1,49 @@
+// Problem: one SUMMA run as the user asked for it (sizes, grid, panel, mode, threads, repetitions, node
+// layout), and its validation against the number of ranks. validate() reads only the problem and the rank
+// count, so every rank reaches the same verdict and the drivers can fail on all ranks without an abort.
+// Plain data, any thread.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace summa {
+
+// sync, async: single-tier, one rank per core. mt, proxy: multi-tier, one rank per node (DESIGN.md).
+enum class Mode { sync, async, mt, proxy };
+
+std::string_view to_string(Mode mode) noexcept;
+// "sync", "async", "mt" or "proxy"; throws InvalidProblem naming the text otherwise.
+Mode parse_mode(std::string_view text);
+inline bool is_multi_tier(Mode mode) noexcept { return mode == Mode::mt || mode == Mode::proxy; }
+
+// A problem that cannot run; the message is one line naming the option and the bad value.
+class InvalidProblem : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct Problem {
+  std::int64_t m = 1024;  // rows of A and C
+  std::int64_t n = 1024;  // columns of B and C
+  std::int64_t k = 1024;  // columns of A, rows of B
+  int grid_rows = 1;
+  int grid_cols = 1;
+  int panel = 128;        // widest panel along k (thesis IV.D: 100-256 was best there)
+  Mode mode = Mode::sync;
+  int threads = 0;        // compute threads per rank in mt/proxy; 0 = one per compute core of the placement
+  int reps = 1;           // timed repetitions (timings are their mean)
+  int node_rows = 0;      // ranks per node as a node_rows x node_cols tile of the grid (sync/async);
+  int node_cols = 0;      //   0 x 0 = ranks fill the grid row by row on their real nodes
+  bool verify = false;    // recompute each block of C from the generator and compare
+
+  std::string grid() const { return std::to_string(grid_rows) + "x" + std::to_string(grid_cols); }
+  bool has_node_layout() const noexcept { return node_rows > 0; }
+};
+
+// Throws InvalidProblem unless the problem can run on `ranks` ranks.
+void validate(const Problem& problem, int ranks);
+
+}  // namespace summa

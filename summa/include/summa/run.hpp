@@ -1,0 +1,43 @@
+// run(): a whole SUMMA run as the drivers and MPI tests need it: set up the grid and the operands, place
+// and bind threads (multi-tier modes), start the proxy (proxy mode), time `reps` multiplies, reduce the
+// timings over ranks, and verify C against one local dgemm per rank. Collective over env.world().
+// Thread contract: call on the main thread, with no ProxyThread of the caller running.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <proxy/environment.hpp>
+
+#include "summa/modes.hpp"
+#include "summa/problem.hpp"
+#include "summa/rank_map.hpp"
+
+namespace summa {
+
+// A verified run's max relative error must be below this (relative to k * max|A| * max|B|).
+inline constexpr double kVerifyTolerance = 1e-12;
+
+struct RunResult {
+  Timings timings;                  // mean over repetitions of the slowest rank's time (per field)
+  std::vector<Timings> repetitions; // the slowest rank's time, per repetition
+  int panels = 0;                   // steps of the panel schedule
+  int threads_per_rank = 1;         // compute threads per rank
+  int cores_per_rank = 1;           // cores of rank 0's placement (the p of the ideal-proxy model)
+  bool shared_proxy = false;        // some rank's proxy shares a core with compute work
+  std::string placement;            // rank 0's placement, one line (multi-tier modes)
+  BroadcastCounts broadcasts;       // receivers of rank 0's row and column broadcasts on/off its node
+  bool verify_ran = false;
+  double max_rel_error = 0.0;       // over all ranks; meaningful when verify_ran
+  bool verified = false;            // verify_ran && max_rel_error < kVerifyTolerance
+  std::string proxy_statistics;     // rank 0's proxy statistics table (proxy mode)
+};
+
+// Same result on every rank. Throws InvalidProblem (validate) before any communication.
+RunResult run(const proxy::Environment& env, const Problem& problem);
+
+// C's block of this rank recomputed from the generator with one dgemm of `blas_threads` OpenBLAS threads,
+// compared with `c`: max |C - C_ref| / (k * kGeneratorMax^2) on this rank.
+double local_relative_error(const GridContext& grid, const std::vector<double>& c, int blas_threads);
+
+}  // namespace summa

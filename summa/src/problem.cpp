@@ -1,0 +1,69 @@
+#include "summa/problem.hpp"
+
+#include <climits>
+
+#include "summa/distribution.hpp"
+
+namespace summa {
+
+namespace {
+
+void require_positive(std::string_view name, std::int64_t value) {
+  if (value < 1)
+    throw InvalidProblem(std::string(name) + " must be at least 1, got '" + std::to_string(value) + "'");
+}
+
+}  // namespace
+
+std::string_view to_string(Mode mode) noexcept {
+  switch (mode) {
+    case Mode::sync: return "sync";
+    case Mode::async: return "async";
+    case Mode::mt: return "mt";
+    case Mode::proxy: return "proxy";
+  }
+  return "?";
+}
+
+Mode parse_mode(std::string_view text) {
+  for (Mode mode : {Mode::sync, Mode::async, Mode::mt, Mode::proxy})
+    if (text == to_string(mode)) return mode;
+  throw InvalidProblem("--mode: unknown value '" + std::string(text) + "' (expected sync, async, mt or proxy)");
+}
+
+void validate(const Problem& p, int ranks) {
+  require_positive("--m", p.m);
+  require_positive("--n", p.n);
+  require_positive("--k", p.k);
+  require_positive("--panel", p.panel);
+  require_positive("--reps", p.reps);
+  if (p.grid_rows < 1 || p.grid_cols < 1)
+    throw InvalidProblem("--grid extents must be at least 1, got '" + p.grid() + "'");
+  if (static_cast<long long>(p.grid_rows) * p.grid_cols != ranks)
+    throw InvalidProblem("--grid " + p.grid() + " needs " +
+                         std::to_string(static_cast<long long>(p.grid_rows) * p.grid_cols) + " ranks, but " +
+                         std::to_string(ranks) + " are running");
+  if (p.threads < 0)
+    throw InvalidProblem("--threads must be at least 0 (0 = one per core), got '" + std::to_string(p.threads) + "'");
+  if (!is_multi_tier(p.mode) && p.threads > 1)
+    throw InvalidProblem("--threads " + std::to_string(p.threads) + " needs --mode mt or proxy (" +
+                         std::string(to_string(p.mode)) + " runs one thread per rank)");
+  if (p.has_node_layout()) {
+    const std::string layout = std::to_string(p.node_rows) + "x" + std::to_string(p.node_cols);
+    if (is_multi_tier(p.mode))
+      throw InvalidProblem("--node-layout " + layout + " needs --mode sync or async (" +
+                           std::string(to_string(p.mode)) + " runs one rank per node)");
+    if (p.node_cols < 1 || p.grid_rows % p.node_rows != 0 || p.grid_cols % p.node_cols != 0)
+      throw InvalidProblem("--node-layout " + layout + " does not tile --grid " + p.grid() +
+                           " (its extents must divide the grid's)");
+  }
+  // Panels travel as one MPI message of (local rows) x width or width x (local columns) doubles.
+  const std::int64_t rows = BlockDistribution(p.m, p.grid_rows).size(0);
+  const std::int64_t cols = BlockDistribution(p.n, p.grid_cols).size(0);
+  const std::int64_t widest = std::min<std::int64_t>(p.panel, p.k);
+  if (rows * widest > INT_MAX || cols * widest > INT_MAX || rows * cols > INT_MAX)
+    throw InvalidProblem("--m " + std::to_string(p.m) + " --n " + std::to_string(p.n) + " --panel " +
+                         std::to_string(p.panel) + ": a block or panel exceeds 2^31-1 elements");
+}
+
+}  // namespace summa
