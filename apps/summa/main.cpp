@@ -1,0 +1,201 @@
+// summa: C = A * B on a process grid with SUMMA in sync, async, mt or proxy mode (thesis II.B, IV.D).
+// Every rank parses and validates the same command line; rank 0 prints the thesis-style table and writes
+// the --output record. Exit status: 0, 1 for bad input (every rank), 2 when --verify finds a wrong C.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <apps/common.hpp>
+#include <proxy/environment.hpp>
+#include <proxy/error.hpp>
+#include <summa/run.hpp>
+
+namespace {
+
+constexpr const char* kProgram = "summa";
+
+apps::Options declare_options() {
+  apps::Options options(kProgram, "Distributed dgemm C = A*B (A m x k, B k x n) with SUMMA, in one of four modes.");
+  options.option("size", "N", "square problem: m = n = k = N", "1024")
+      .option("m", "M", "rows of A and C (overrides --size)")
+      .option("n", "N", "columns of B and C (overrides --size)")
+      .option("k", "K", "columns of A and rows of B (overrides --size)")
+      .option("grid", "RxC", "process grid, R*C must equal the ranks; 'auto' picks the squarest", "auto")
+      .option("panel", "W", "panel width along k; panels also split where they cross a block boundary", "128")
+      .option("mode", "MODE",
+              "sync:  one rank per core, blocking MPI_Bcast of each panel, then dgemm\n"
+              "async: one rank per core, MPI_Ibcast of panel i+1 while panel i is multiplied\n"
+              "mt:    one rank per node, blocking broadcasts, then the node's threads multiply\n"
+              "proxy: one rank per node, the proxy thread broadcasts panel i+1 while the threads multiply i",
+              "sync")
+      .option("threads", "T", "compute threads per rank in mt and proxy modes; 0 = one per compute core", "0")
+      .option("reps", "R", "timed repetitions; times are the mean over them of the slowest rank", "3")
+      .option("node-layout", "RxC",
+              "sync/async: each node's ranks (consecutive ranks) form an RxC tile of the grid, e.g. 2x4, 4x2\n"
+              "or 1x8 (thesis Figs. IV.3-IV.5); prints the on/off-node broadcast receivers it implies.\n"
+              "Without it ranks fill the grid row by row and nodes are the real ones")
+      .option("output", "FILE", "append a run record to FILE (.csv, or .json/.jsonl for JSON Lines)")
+      .flag("verify", "recompute each rank's block of C with one dgemm and check the max relative error\n"
+                      "(relative to k*max|A|*max|B|) is below 1e-12; exit 2 if not")
+      .flag("verbose", "print the placement and the proxy's statistics");
+  options.epilog(
+      "Output: a table with total, compute, communication and wait times (s), the communication share, the\n"
+      "per-panel times (ms) and the ideal-proxy prediction T_p = max((T - C_t)*p/(p-1), C_t) for p cores per\n"
+      "node (thesis IV.B), then GFLOP/s (2mnk / total). --output records: mode, m, n, k, grid, panel, ranks,\n"
+      "threads_per_rank, node_layout, panels, reps, total_s, compute_s, comm_s, wait_s, gflops,\n"
+      "ideal_proxy_s, bcast_on_node, bcast_off_node, max_rel_error, verified.\n"
+      "Examples:\n"
+      "  mpiexec -n 4 build/bin/summa --size 1024 --grid 2x2 --panel 128 --mode async --verify\n"
+      "  mpiexec -n 1 build/bin/summa --m 2000 --n 1000 --k 500 --mode proxy --threads 1 --output runs.csv\n"
+      "  mpiexec -n 8 build/bin/summa --size 2048 --grid 4x2 --node-layout 2x2 --mode sync");
+  return options;
+}
+
+// The squarest R x C with R * C = ranks and R <= C.
+std::vector<int> auto_grid(int ranks) {
+  int rows = 1;
+  for (int r = 1; r * r <= ranks; ++r)
+    if (ranks % r == 0) rows = r;
+  return {rows, ranks / rows};
+}
+
+summa::Problem problem_from(const apps::Options& options, int ranks) {
+  summa::Problem p;
+  const long long size = options.integer("size", 1);
+  p.m = options.given("m") ? options.integer("m", 1) : size;
+  p.n = options.given("n") ? options.integer("n", 1) : size;
+  p.k = options.given("k") ? options.integer("k", 1) : size;
+  const std::vector<int> grid =
+      options.value("grid") == "auto" ? auto_grid(ranks) : options.geometry("grid", 2);
+  p.grid_rows = grid[0];
+  p.grid_cols = grid[1];
+  p.panel = static_cast<int>(options.integer("panel", 1, 1 << 30));
+  p.mode = summa::parse_mode(options.choice("mode", {"sync", "async", "mt", "proxy"}));
+  p.threads = static_cast<int>(options.integer("threads", 0, 4096));
+  p.reps = static_cast<int>(options.integer("reps", 1, 1000000));
+  if (options.given("node-layout")) {
+    const std::vector<int> layout = options.geometry("node-layout", 2);
+    p.node_rows = layout[0];
+    p.node_cols = layout[1];
+  }
+  p.verify = options.flag_set("verify");
+  summa::validate(p, ranks);
+  return p;
+}
+
+apps::RunRecord make_record(const summa::Problem& p, const summa::RunResult& r, int ranks, double gflops,
+                            double ideal) {
+  apps::RunRecord record;
+  record.set("mode", std::string(summa::to_string(p.mode)))
+      .set("m", p.m).set("n", p.n).set("k", p.k)
+      .set("grid", p.grid())
+      .set("panel", p.panel)
+      .set("ranks", ranks)
+      .set("threads_per_rank", r.threads_per_rank)
+      .set("node_layout", p.has_node_layout() ? std::to_string(p.node_rows) + "x" + std::to_string(p.node_cols)
+                                              : std::string("none"))
+      .set("panels", r.panels)
+      .set("reps", p.reps)
+      .set("total_s", r.timings.total)
+      .set("compute_s", r.timings.compute)
+      .set("comm_s", r.timings.comm)
+      .set("wait_s", r.timings.wait)
+      .set("gflops", gflops)
+      .set("ideal_proxy_s", ideal)
+      .set("bcast_on_node", r.broadcasts.on_node())
+      .set("bcast_off_node", r.broadcasts.off_node())
+      .set("max_rel_error", r.verify_ran ? r.max_rel_error : std::nan(""))
+      .set("verified", r.verified);
+  return record;
+}
+
+int run_driver(proxy::Environment& env, int argc, char** argv) {
+  apps::Options options = declare_options();
+  if (!options.parse(argc, argv)) {
+    if (env.rank() == 0) std::cout << options.help();
+    return 0;
+  }
+  summa::Problem problem;
+  try {
+    problem = problem_from(options, env.size());
+  } catch (const summa::InvalidProblem& error) {
+    throw apps::UsageError(error.what());
+  }
+  std::string output;
+  if (options.given("output")) {
+    output = options.value("output");
+    apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
+  }
+
+  const summa::RunResult result = summa::run(env, problem);
+
+  const bool root = env.rank() == 0;
+  if (result.shared_proxy)
+    apps::warn(kProgram, env.rank(), "too few cores per rank for a dedicated proxy core: the proxy shares one");
+  const double flops = 2.0 * static_cast<double>(problem.m) * static_cast<double>(problem.n) *
+                       static_cast<double>(problem.k);
+  const double gflops = result.timings.total > 0.0 ? flops / result.timings.total * 1e-9 : 0.0;
+  // The prediction is for the runs without a proxy: their compute slowed by p/(p-1), their comm hidden.
+  const int cores_per_node = env.topology().cores();
+  const double ideal = problem.mode == summa::Mode::proxy
+                           ? std::nan("")
+                           : apps::ideal_proxy_time(result.timings.total, result.timings.comm, cores_per_node);
+  if (root) {
+    std::printf("summa: C = A*B with m=%lld n=%lld k=%lld, grid %s, panel %d (%d panels), mode %s, %d ranks x %d "
+                "threads, %d reps\n",
+                static_cast<long long>(problem.m), static_cast<long long>(problem.n),
+                static_cast<long long>(problem.k), problem.grid().c_str(), problem.panel, result.panels,
+                std::string(summa::to_string(problem.mode)).c_str(), env.size(), result.threads_per_rank,
+                problem.reps);
+    std::printf("broadcast receivers of rank 0 (%s): %s\n",
+                problem.has_node_layout() ? ("node layout " + std::to_string(problem.node_rows) + "x" +
+                                             std::to_string(problem.node_cols)).c_str()
+                                          : "real nodes",
+                result.broadcasts.describe().c_str());
+    if (options.flag_set("verbose") && !result.placement.empty())
+      std::printf("placement of rank 0: %s\n", result.placement.c_str());
+    apps::TimingRow row;
+    row.mode = std::string(summa::to_string(problem.mode));
+    row.total_s = result.timings.total;
+    row.compute_s = result.timings.compute;
+    row.comm_s = result.timings.comm;
+    row.wait_s = result.timings.wait;
+    row.iterations = result.panels;
+    row.ideal_proxy_s = ideal;
+    std::fflush(stdout);
+    apps::print_timing_table(std::cout, {row});
+    std::printf("GFLOP/s: %.3f\n", gflops);
+    if (result.verify_ran)
+      std::printf("verify: max relative error %.3e (tolerance %.0e): %s\n", result.max_rel_error,
+                  summa::kVerifyTolerance, result.verified ? "OK" : "FAILED");
+    if (options.flag_set("verbose") && !result.proxy_statistics.empty())
+      std::printf("%s\n", result.proxy_statistics.c_str());
+    std::fflush(stdout);
+    if (!output.empty()) make_record(problem, result, env.size(), gflops, ideal).append_to(output);
+  }
+  return result.verify_ran && !result.verified ? 2 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::optional<proxy::Environment> env;
+  try {
+    env.emplace(argc, argv);
+  } catch (const std::exception& error) {  // MPI refused the thread level: nothing runs yet
+    std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
+    return 1;
+  }
+  try {
+    return apps::run_guarded(kProgram, env->rank(), [&] { return run_driver(*env, argc, argv); });
+  } catch (const std::exception& error) {
+    // A failure the other ranks cannot know about (communication error, timeout): end them all, before
+    // the Environment's MPI_Finalize would wait for them.
+    std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
+    std::fflush(stderr);
+    proxy::Environment::abort(1);
+  }
+}
