@@ -1,0 +1,18 @@
+# Installs the build into a scratch prefix, configures and builds tests/core/consumer against it with
+# find_package(proxy), and runs it on 2 ranks.
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component Unspecified)
+run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run(${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer)
+if(NOT last_output MATCHES "consumer: sum of ranks = 1")
+  message(FATAL_ERROR "consumer printed the wrong result")
+endif()

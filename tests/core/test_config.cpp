@@ -1,0 +1,112 @@
+// Config from the environment, wait-policy parsing, and the Notifier under each policy.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include "proxy/config.hpp"
+#include "proxy/error.hpp"
+#include "proxy/wait_policy.hpp"
+
+namespace {
+
+struct EnvVar {
+  EnvVar(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~EnvVar() { unsetenv(name_); }
+  const char* name_;
+};
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const proxy::Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Config, DefaultsWithoutEnvironment) {
+  const auto c = proxy::Config::from_env();
+  EXPECT_EQ(c.wait_policy, proxy::WaitPolicy::spin_then_yield);
+  EXPECT_EQ(c.wait_timeout, std::chrono::milliseconds(120'000));
+  EXPECT_EQ(c.proxy_core, -1);
+  EXPECT_TRUE(c.bind);
+  EXPECT_EQ(c.queue_capacity, 1024u);
+}
+
+TEST(Config, EnvironmentOverridesApi) {
+  EnvVar a("PROXY_WAIT_POLICY", "block"), b("PROXY_WAIT_TIMEOUT", "2.5"), c("PROXY_CORE", "3"),
+      d("PROXY_BIND", "0"), e("PROXY_QUEUE_CAPACITY", "64"), f("PROXY_SPIN_COUNT", "10");
+  proxy::Config api;
+  api.wait_policy = proxy::WaitPolicy::spin;
+  const auto config = proxy::Config::from_env(api);
+  EXPECT_EQ(config.wait_policy, proxy::WaitPolicy::block);
+  EXPECT_EQ(config.wait_timeout, std::chrono::milliseconds(2500));
+  EXPECT_EQ(config.proxy_core, 3);
+  EXPECT_FALSE(config.bind);
+  EXPECT_EQ(config.queue_capacity, 64u);
+  EXPECT_EQ(config.spin_count, 10);
+}
+
+TEST(Config, BadEnvironmentValuesAreNamed) {
+  {
+    EnvVar v("PROXY_WAIT_POLICY", "sleepy");
+    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }),
+              "PROXY_WAIT_POLICY: unknown wait policy 'sleepy' (expected spin, spin-then-yield or block)");
+  }
+  {
+    EnvVar v("PROXY_WAIT_TIMEOUT", "-1");
+    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_WAIT_TIMEOUT='-1' is not a positive number of seconds");
+  }
+  {
+    EnvVar v("PROXY_QUEUE_CAPACITY", "100");
+    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_QUEUE_CAPACITY='100' is not a power of two");
+  }
+  {
+    EnvVar v("PROXY_CORE", "x1");
+    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_CORE='x1' is not an integer >= -1");
+  }
+}
+
+TEST(WaitPolicy, ParsesAndPrintsEachPolicy) {
+  for (auto p : {proxy::WaitPolicy::spin, proxy::WaitPolicy::spin_then_yield, proxy::WaitPolicy::block})
+    EXPECT_EQ(proxy::parse_wait_policy(proxy::to_string(p)), p);
+  EXPECT_EQ(proxy::parse_wait_policy("spin_then_yield"), proxy::WaitPolicy::spin_then_yield);
+}
+
+class NotifierPolicy : public testing::TestWithParam<proxy::WaitPolicy> {};
+
+TEST_P(NotifierPolicy, WaiterSeesThePublishedValue) {
+  proxy::Notifier notifier;
+  for (int round = 0; round < 200; ++round) {
+    std::atomic<int> value{0};
+    std::thread publisher([&] {
+      std::this_thread::yield();
+      value.store(round + 1, std::memory_order_release);
+      notifier.notify_all();
+    });
+    const bool ok = notifier.wait([&] { return value.load(std::memory_order_acquire) == round + 1; }, GetParam(),
+                                  proxy::Notifier::Clock::now() + std::chrono::seconds(30), 100);
+    publisher.join();
+    ASSERT_TRUE(ok) << "round " << round;
+  }
+}
+
+TEST_P(NotifierPolicy, ExpiredDeadlineReturnsFalse) {
+  proxy::Notifier notifier;
+  const bool ok = notifier.wait([] { return false; }, GetParam(),
+                                proxy::Notifier::Clock::now() + std::chrono::milliseconds(20), 100);
+  EXPECT_FALSE(ok);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, NotifierPolicy,
+                         testing::Values(proxy::WaitPolicy::spin, proxy::WaitPolicy::spin_then_yield,
+                                         proxy::WaitPolicy::block),
+                         [](const auto& info) {
+                           std::string name(proxy::to_string(info.param));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
