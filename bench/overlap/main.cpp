@@ -1,0 +1,260 @@
+// overlap: how much communication is hidden behind computation, OSU/IMB style, for the project's real
+// patterns (3-D halo plan, SUMMA panel broadcast) and single point-to-point messages, in three modes:
+//   async           MPI_Isend/Irecv (or MPI_Ibcast) + compute + MPI_Waitall from the compute thread;
+//   async-progress  the same with MPICH's progress thread (MPIR_CVAR_ASYNC_PROGRESS=1, MPI_THREAD_MULTIPLE);
+//   proxy           the plan (or the broadcast closure) run by the proxy thread.
+// async-progress needs the variable at MPI_Init, so it runs in its own launch: bench/overlap/run-overlap
+// runs all three and bench/emulated-cluster does so over a bandwidth-limited TCP loopback.
+#include <cstdlib>
+#include <cstring>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "apps/common.hpp"
+#include "compute_kernel.hpp"
+#include "measurement.hpp"
+#include "pattern.hpp"
+#include "proxy/config.hpp"
+#include "proxy/environment.hpp"
+#include "proxy/error.hpp"
+#include "proxy/proxy_thread.hpp"
+
+namespace {
+
+constexpr const char* kProgram = "overlap";
+constexpr std::size_t kLargeStep = std::size_t{1} << 20;  // steps moving this much use --iters-large
+
+bool async_progress_requested() {
+  const char* value = std::getenv("MPIR_CVAR_ASYNC_PROGRESS");
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+apps::Options make_options() {
+  apps::Options options(kProgram,
+                        "OSU/IMB-style overlap benchmark: pure communication time, compute calibrated to equal "
+                        "it, overall time, overlap % (OSU and IMB formulas) and compute slowdown.");
+  options
+      .option("mode", "LIST",
+              "modes to compare in this launch: async, proxy, or async-progress alone (which needs "
+              "MPIR_CVAR_ASYNC_PROGRESS=1 in the ranks' environment)", "async,proxy")
+      .option("patterns", "LIST", "patterns: p2p (one message pair), halo (3-D halo plan), bcast (SUMMA panels)",
+              "p2p,halo,bcast")
+      .option("sizes", "LIST", "p2p message sizes in bytes, suffixes K/M (KiB/MiB)", "1K,16K,256K,1M,4M")
+      .option("halo-edge", "LIST", "halo: local block edges in points (faces of edge^2 doubles)", "16,64,128")
+      .option("bcast-n", "LIST", "bcast: matrix orders n (panels of n/r x panel and panel x n/c doubles)",
+              "256,1024")
+      .option("panel", "W", "bcast: panel width", "64")
+      .option("iters", "N", "timed iterations per phase", "40")
+      .option("iters-large", "N", "timed iterations for steps moving 1 MiB or more", "10")
+      .option("warmup", "N", "untimed iterations first", "3")
+      .option("label", "TEXT", "transport label written to every record (e.g. shm, tcp-tbf-1gbit)", "shm")
+      .option("output", "FILE", "append one record per measurement: .csv, or .json/.jsonl (JSON Lines)")
+      .epilog(
+          "Figures are means over iterations, maxima over ranks. overlap_osu = max(0, 100 - 100 (T_overall - "
+          "T_compute) / T_pure); overlap_imb = 100 max(0, min(1, (T_pure + T_compute - T_overall) / "
+          "min(T_pure, T_compute))); slowdown = compute time during communication / alone.\n"
+          "examples:\n"
+          "  mpiexec -n 2 build/bin/overlap --patterns p2p --sizes 1K,1M\n"
+          "  bench/overlap/run-overlap build/bin/overlap --output overlap.csv   # all three modes\n"
+          "  bench/emulated-cluster build/bin/overlap                           # the same over TCP + tbf");
+  return options;
+}
+
+struct Settings {
+  std::vector<std::string> modes;
+  std::vector<std::string> patterns;
+  std::vector<std::size_t> sizes;
+  std::vector<long long> halo_edges;
+  std::vector<long long> bcast_orders;
+  int panel = 64;
+  int iterations = 40;
+  int iterations_large = 10;
+  int warmup = 3;
+  std::string label;
+  std::string output;
+};
+
+// Identical on every rank (reads only the command line, the environment and the rank count).
+Settings validate(const apps::Options& options, int ranks) {
+  Settings s;
+  for (const auto& mode : apps::parse_list("--mode", options.value("mode"))) {
+    s.modes.push_back(apps::parse_choice("--mode", mode, {"async", "async-progress", "proxy"}));
+  }
+  const bool progress = async_progress_requested();
+  for (const auto& mode : s.modes) {
+    if (mode == "async-progress" && !progress) {
+      throw apps::UsageError("--mode async-progress needs MPIR_CVAR_ASYNC_PROGRESS=1 in the ranks' environment "
+                             "(bench/overlap/run-overlap sets it)");
+    }
+    if (mode != "async-progress" && progress) {
+      throw apps::UsageError("--mode " + mode + " cannot run with MPIR_CVAR_ASYNC_PROGRESS=1 (its figures would "
+                             "include MPICH's progress thread); use --mode async-progress");
+    }
+  }
+  for (const auto& pattern : apps::parse_list("--patterns", options.value("patterns"))) {
+    s.patterns.push_back(apps::parse_choice("--patterns", pattern, {"p2p", "halo", "bcast"}));
+  }
+  for (const auto& size : apps::parse_list("--sizes", options.value("sizes"))) {
+    const std::size_t bytes = apps::parse_size("--sizes", size);
+    if (bytes < 1 || bytes > (std::size_t{1} << 30)) {
+      throw apps::UsageError("--sizes: each size must be 1 B .. 1 GiB, got '" + size + "'");
+    }
+    s.sizes.push_back(bytes);
+  }
+  s.halo_edges = apps::parse_int_list("--halo-edge", options.value("halo-edge"), 1, 8192);
+  s.bcast_orders = apps::parse_int_list("--bcast-n", options.value("bcast-n"), 1, 1 << 16);
+  s.panel = static_cast<int>(options.integer("panel", 1, 1 << 16));
+  s.iterations = static_cast<int>(options.integer("iters", 1, 1 << 20));
+  s.iterations_large = static_cast<int>(options.integer("iters-large", 1, 1 << 20));
+  s.warmup = static_cast<int>(options.integer("warmup", 0, 1 << 20));
+  s.label = options.value("label");
+  if (options.has("output")) {
+    s.output = options.value("output");
+    apps::record_format_for(s.output);
+  }
+  int dims[2] = {0, 0};
+  MPI_Dims_create(ranks, 2, dims);
+  for (long long n : s.bcast_orders) {
+    if (n < dims[0] || n < dims[1]) {
+      throw apps::UsageError("--bcast-n " + std::to_string(n) + " is smaller than the " + std::to_string(dims[0]) +
+                             "x" + std::to_string(dims[1]) + " process grid");
+    }
+  }
+  return s;
+}
+
+struct Case {
+  std::unique_ptr<overlap::Pattern> pattern;
+  long long size;  // the swept parameter: bytes (p2p), edge (halo), n (bcast)
+};
+
+std::vector<Case> make_cases(const Settings& s, MPI_Comm comm) {
+  std::vector<Case> cases;
+  for (const auto& name : s.patterns) {
+    if (name == "p2p") {
+      for (auto bytes : s.sizes) cases.push_back({overlap::make_point_to_point(comm, bytes), (long long)bytes});
+    } else if (name == "halo") {
+      for (auto edge : s.halo_edges) cases.push_back({overlap::make_halo(comm, (int)edge), edge});
+    } else {
+      for (auto n : s.bcast_orders) cases.push_back({overlap::make_panel_broadcast(comm, (int)n, s.panel), n});
+    }
+  }
+  return cases;
+}
+
+std::string human_bytes(std::size_t bytes) {
+  std::ostringstream out;
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) {
+    out << bytes / (1u << 20) << " MiB";
+  } else if (bytes >= 1024 && bytes % 1024 == 0) {
+    out << bytes / 1024 << " KiB";
+  } else {
+    out << bytes << " B";
+  }
+  return out.str();
+}
+
+void print_header() {
+  std::cout << std::left << std::setw(15) << "mode" << std::setw(7) << "pattern" << std::setw(10) << "size"
+            << std::right << std::setw(11) << "bytes/step" << std::setw(7) << "iters" << std::setw(12) << "pure(us)"
+            << std::setw(12) << "compute(us)" << std::setw(12) << "overall(us)" << std::setw(8) << "OSU %"
+            << std::setw(8) << "IMB %" << std::setw(10) << "slowdown" << "\n";
+}
+
+void report(const Settings& s, const std::string& mode, const Case& c, const overlap::Overlap& r, int ranks,
+            const std::string& wait_policy) {
+  const std::string size = c.pattern->name() == "p2p" ? human_bytes(static_cast<std::size_t>(c.size))
+                                                       : std::to_string(c.size);
+  std::cout << std::left << std::setw(15) << mode << std::setw(7) << c.pattern->name() << std::setw(10) << size
+            << std::right << std::setw(11) << human_bytes(c.pattern->bytes()) << std::setw(7) << r.iterations
+            << std::fixed << std::setprecision(1) << std::setw(12) << r.pure_s * 1e6 << std::setw(12)
+            << r.compute_s * 1e6 << std::setw(12) << r.overall_s * 1e6 << std::setw(8) << r.osu_percent()
+            << std::setw(8) << r.imb_percent() << std::setprecision(2) << std::setw(10) << r.slowdown() << "\n"
+            << std::flush;
+  if (s.output.empty()) return;
+  apps::RunRecord record;
+  record.set("benchmark", "overlap")
+      .set("label", s.label)
+      .set("mode", mode)
+      .set("pattern", c.pattern->name())
+      .set("shape", c.pattern->shape())
+      .set("size", c.size)
+      .set("bytes", static_cast<long long>(c.pattern->bytes()))
+      .set("ranks", ranks)
+      .set("iterations", r.iterations)
+      .set("pure_us", r.pure_s * 1e6)
+      .set("compute_us", r.compute_s * 1e6)
+      .set("overall_us", r.overall_s * 1e6)
+      .set("compute_during_us", r.compute_during_s * 1e6)
+      .set("overlap_osu_pct", r.osu_percent())
+      .set("overlap_imb_pct", r.imb_percent())
+      .set("compute_slowdown", r.slowdown())
+      .set("wait_policy", wait_policy);
+  record.append_to(s.output);
+}
+
+void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cases, overlap::ComputeKernel& kernel,
+              int rank, int ranks) {
+  auto iterations_for = [&](const Case& c) {
+    return c.pattern->bytes() >= kLargeStep ? s.iterations_large : s.iterations;
+  };
+  if (mode == "proxy") {
+    proxy::ProxyThread proxy(MPI_COMM_WORLD);  // from here until it is destroyed only it calls MPI
+    overlap::RankSync sync(proxy.comm(), &proxy);
+    const std::string policy(proxy::to_string(proxy.config().wait_policy));
+    for (auto& c : cases) {
+      auto exchange = c.pattern->make_proxy(proxy);
+      const auto result = overlap::measure(*exchange, sync, kernel, iterations_for(c), s.warmup);
+      if (rank == 0) report(s, mode, c, result, ranks, policy);
+    }
+    return;
+  }
+  overlap::RankSync sync(MPI_COMM_WORLD, nullptr);
+  for (auto& c : cases) {
+    auto exchange = c.pattern->make_async(MPI_COMM_WORLD);
+    const auto result = overlap::measure(*exchange, sync, kernel, iterations_for(c), s.warmup);
+    if (rank == 0) report(s, mode, c, result, ranks, "");
+  }
+}
+
+int run(proxy::Environment& environment, int argc, char** argv) {
+  auto options = make_options();
+  if (!options.parse(argc, argv)) {
+    if (environment.rank() == 0) std::cout << options.help();
+    return 0;
+  }
+  const Settings settings = validate(options, environment.size());
+  overlap::ComputeKernel kernel;
+  kernel.calibrate();
+  auto cases = make_cases(settings, MPI_COMM_WORLD);
+  if (environment.rank() == 0) {
+    std::cout << "# overlap: " << environment.size() << " ranks, label " << settings.label << ", thread level "
+              << environment.thread_level() << ", compute " << std::setprecision(3) << kernel.units_per_second() / 1e6
+              << " M units/s\n";
+    print_header();
+  }
+  for (const auto& mode : settings.modes) run_mode(settings, mode, cases, kernel, environment.rank(), environment.size());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    proxy::Environment environment(argc, argv,
+                                   async_progress_requested() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED);
+    return apps::run_guarded(kProgram, environment.rank(), [&] { return run(environment, argc, argv); });
+  } catch (const proxy::CommError& error) {
+    std::cerr << kProgram << ": communication failed: " << error.what() << "\n";
+    proxy::Environment::abort(1);  // the other ranks may be waiting on this one
+  } catch (const std::exception& error) {
+    std::cerr << kProgram << ": error: " << error.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,46 @@
+// One overlap measurement in the OSU style (osu_benchmarks' non-blocking tests; IMB-NBC's "ovrl"):
+//   T_pure     start + wait, nothing else;
+//   T_compute  calibrated compute alone, sized to take T_pure;
+//   T_overall  start, the same compute, wait;
+// then overlap% by OSU: max(0, 100 - 100 (T_overall - T_compute) / T_pure), by IMB:
+// 100 max(0, min(1, (T_pure + T_compute - T_overall) / min(T_pure, T_compute))), and the compute slowdown:
+// compute time while communicating / compute time alone. Every figure is the mean over iterations, then the
+// maximum over ranks (the slowest rank decides a bulk-synchronous step). Main thread only.
+#pragma once
+
+#include <functional>
+
+#include <mpi.h>
+
+#include "compute_kernel.hpp"
+#include "pattern.hpp"
+
+namespace overlap {
+
+// Barrier and max-reduction from the main thread: directly, or through the proxy while it owns MPI.
+class RankSync {
+ public:
+  RankSync(MPI_Comm comm, proxy::ProxyThread* proxy) : comm_(comm), proxy_(proxy) {}
+  void barrier();
+  double max(double value);
+
+ private:
+  MPI_Comm comm_;
+  proxy::ProxyThread* proxy_;
+};
+
+struct Overlap {
+  double pure_s = 0.0;
+  double compute_s = 0.0;          // compute alone
+  double overall_s = 0.0;
+  double compute_during_s = 0.0;   // the same compute while communication is in flight
+  int iterations = 0;
+
+  double osu_percent() const noexcept;
+  double imb_percent() const noexcept;
+  double slowdown() const noexcept { return compute_s > 0.0 ? compute_during_s / compute_s : 0.0; }
+};
+
+Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, int iterations, int warmup);
+
+}  // namespace overlap
