@@ -1,0 +1,102 @@
+// Plan round trip on 2 ranks: each rank exchanges a halo of `bytes` with the other, either through the
+// proxy (start + wait on a committed plan) or directly from the compute thread (MPI_Isend/Irecv/Waitall).
+// Iteration counts are fixed so both ranks run in lockstep. Every iteration is timed with MPI_Wtime on
+// both ranks; after the loop the per-iteration maxima over the ranks are averaged into `max_rank_us`
+// (one reduction at the end, so that no reduction runs inside the timed loop). Only rank 0 prints.
+// Run: mpiexec -n 2 build/bin/bench_plan_roundtrip
+#include <benchmark/benchmark.h>
+#include <mpi.h>
+
+#include <functional>
+#include <sstream>
+#include <vector>
+
+#include "proxy/proxy.hpp"
+
+namespace {
+
+proxy::Environment* environment = nullptr;
+constexpr int kIterations = 5000;
+
+int peer() { return environment->rank() ^ 1; }
+
+// Mean over iterations of the slowest rank's time; `allreduce` runs MPI on whichever thread may.
+void report(benchmark::State& state, const std::vector<double>& times,
+            const std::function<void(const double*, double*, int)>& allreduce_max) {
+  std::vector<double> slowest(times.size());
+  allreduce_max(times.data(), slowest.data(), static_cast<int>(times.size()));
+  double total = 0;
+  for (double t : slowest) total += t;
+  state.counters["max_rank_us"] = 1e6 * total / static_cast<double>(slowest.size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0) * 2);
+}
+
+void BM_Direct(benchmark::State& state) {
+  const int bytes = static_cast<int>(state.range(0));
+  std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
+  std::vector<double> times;
+  times.reserve(kIterations);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (auto _ : state) {
+    const double t0 = MPI_Wtime();
+    MPI_Request r[2];
+    MPI_Irecv(in.data(), bytes, MPI_BYTE, peer(), 0, MPI_COMM_WORLD, &r[0]);
+    MPI_Isend(out.data(), bytes, MPI_BYTE, peer(), 0, MPI_COMM_WORLD, &r[1]);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    times.push_back(MPI_Wtime() - t0);
+  }
+  report(state, times, [](const double* in_, double* out_, int n) {
+    MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  });
+  state.SetLabel("Isend/Irecv/Waitall from the compute thread");
+}
+
+void BM_Proxy(benchmark::State& state) {
+  const int bytes = static_cast<int>(state.range(0));
+  std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
+  const proxy::Placement placement = environment->placement(1, true);
+  environment->topology().bind_this_thread(placement.compute_cores.front());
+  proxy::ProxyThread proxy(MPI_COMM_WORLD, proxy::Config::from_env(), placement.proxy_core);
+  proxy::PlanSpec spec("halo");
+  spec.recv(peer(), 0, in.data(), bytes, MPI_BYTE).send(peer(), 0, out.data(), bytes, MPI_BYTE);
+  proxy::Plan plan = proxy.commit(spec);
+  std::vector<double> times;
+  times.reserve(kIterations);
+  proxy.call([&] { MPI_Barrier(proxy.comm()); });
+  for (auto _ : state) {
+    const double t0 = MPI_Wtime();
+    proxy.wait(proxy.start(plan));
+    times.push_back(MPI_Wtime() - t0);
+  }
+  report(state, times, [&](const double* in_, double* out_, int n) {
+    proxy.call([&] { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
+  });
+  state.SetLabel("start+wait through the proxy; " + placement.describe());
+}
+
+}  // namespace
+
+BENCHMARK(BM_Direct)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterations)->UseRealTime();
+BENCHMARK(BM_Proxy)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterations)->UseRealTime();
+
+int main(int argc, char** argv) {
+  proxy::Environment env(argc, argv);
+  environment = &env;
+  if (env.size() != 2) {
+    if (env.rank() == 0) std::fprintf(stderr, "bench_plan_roundtrip: error: run on 2 ranks (got %d)\n", env.size());
+    return 1;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (env.rank() == 0) {
+    benchmark::RunSpecifiedBenchmarks();
+  } else {
+    // The other rank runs the same benchmarks in lockstep and prints nothing.
+    static std::ostringstream sink;
+    benchmark::ConsoleReporter quiet;
+    quiet.SetOutputStream(&sink);
+    quiet.SetErrorStream(&sink);
+    benchmark::RunSpecifiedBenchmarks(&quiet);
+  }
+  benchmark::Shutdown();
+  return 0;
+}
