@@ -56,8 +56,8 @@ apps::Options make_options() {
       .option("label", "TEXT", "transport label written to every record (e.g. shm, tcp-tbf-1gbit)", "shm")
       .option("output", "FILE", "append one record per measurement: .csv, or .json/.jsonl (JSON Lines)")
       .epilog(
-          "Figures are means over iterations, maxima over ranks. overlap_osu = max(0, 100 - 100 (T_overall - "
-          "T_compute) / T_pure); overlap_imb = 100 max(0, min(1, (T_pure + T_compute - T_overall) / "
+          "Figures are medians over iterations, maxima over ranks. overlap_osu = max(0, 100 - 100 (T_overall - "
+          "T_compute) / T_pure), also clamped at 100; overlap_imb = 100 max(0, min(1, (T_pure + T_compute - T_overall) / "
           "min(T_pure, T_compute))); slowdown = compute time during communication / alone.\n"
           "examples:\n"
           "  mpiexec -n 2 build/bin/overlap --patterns p2p --sizes 1K,1M\n"

@@ -1,7 +1,9 @@
 #include "measurement.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "proxy/timer.hpp"
 
@@ -28,7 +30,8 @@ double RankSync::max(double value) {
 
 double Overlap::osu_percent() const noexcept {
   if (pure_s <= 0.0) return 0.0;
-  return std::max(0.0, 100.0 - 100.0 * (overall_s - compute_s) / pure_s);
+  // Clamped at 100 as well: a compute-alone phase slowed by noise can otherwise push it above.
+  return std::clamp(100.0 - 100.0 * (overall_s - compute_s) / pure_s, 0.0, 100.0);
 }
 
 double Overlap::imb_percent() const noexcept {
@@ -36,6 +39,17 @@ double Overlap::imb_percent() const noexcept {
   if (shorter <= 0.0) return 0.0;
   return 100.0 * std::max(0.0, std::min(1.0, (pure_s + compute_s - overall_s) / shorter));
 }
+
+namespace {
+
+// Median rather than mean: on a shared, oversubscribed machine one preempted iteration must not decide.
+double median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
+}  // namespace
 
 Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, int iterations, int warmup) {
   Overlap result;
@@ -47,33 +61,33 @@ Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, int i
     exchange.start();
     exchange.wait();
   }
-  double pure = 0.0;
-  for (int i = 0; i < iterations; ++i) {
+  std::vector<double> pure(iterations);
+  for (auto& t : pure) {
     sync.barrier();  // every step starts together, as in a bulk-synchronous code; not timed
     const double t0 = proxy::now_seconds();
     exchange.start();
     exchange.wait();
-    pure += proxy::now_seconds() - t0;
+    t = proxy::now_seconds() - t0;
   }
-  result.pure_s = sync.max(pure / iterations);
+  result.pure_s = sync.max(median(pure));
 
   // Every rank computes the same amount, sized from the slowest rank's pure time; short runs and a loaded
   // machine make the one-off calibration inexact, so rescale up to twice until compute is within 10%.
   auto units = kernel.units_for(result.pure_s);
-  for (int round = 0; round < 3; ++round) {
-    double compute = 0.0;
-    for (int i = 0; i < iterations; ++i) {
+  for (int round = 0; round < 4; ++round) {
+    std::vector<double> compute(iterations);
+    for (auto& t : compute) {
       const double t0 = proxy::now_seconds();
       sink = sink + kernel.run(units);
-      compute += proxy::now_seconds() - t0;
+      t = proxy::now_seconds() - t0;
     }
-    result.compute_s = sync.max(compute / iterations);
+    result.compute_s = sync.max(median(compute));
     const double ratio = result.pure_s / result.compute_s;
-    if (round == 2 || (ratio > 0.9 && ratio < 1.1)) break;
+    if (round == 3 || (ratio > 0.9 && ratio < 1.1)) break;
     units = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(units) * ratio));
   }
 
-  double overall = 0.0, during = 0.0;
+  std::vector<double> overall(iterations), during(iterations);
   for (int i = 0; i < iterations; ++i) {
     sync.barrier();
     const double t0 = proxy::now_seconds();
@@ -83,11 +97,11 @@ Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, int i
     const double c1 = proxy::now_seconds();
     exchange.wait();
     const double t1 = proxy::now_seconds();
-    overall += t1 - t0;
-    during += c1 - c0;
+    overall[i] = t1 - t0;
+    during[i] = c1 - c0;
   }
-  result.overall_s = sync.max(overall / iterations);
-  result.compute_during_s = sync.max(during / iterations);
+  result.overall_s = sync.max(median(overall));
+  result.compute_during_s = sync.max(median(during));
   return result;
 }
 

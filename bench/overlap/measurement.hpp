@@ -4,8 +4,9 @@
 //   T_overall  start, the same compute, wait;
 // then overlap% by OSU: max(0, 100 - 100 (T_overall - T_compute) / T_pure), by IMB:
 // 100 max(0, min(1, (T_pure + T_compute - T_overall) / min(T_pure, T_compute))), and the compute slowdown:
-// compute time while communicating / compute time alone. Every figure is the mean over iterations, then the
-// maximum over ranks (the slowest rank decides a bulk-synchronous step). Main thread only.
+// compute time while communicating / compute time alone. Every figure is the median over iterations (OSU
+// takes the mean; the median resists preemption on a shared machine), then the maximum over ranks (the
+// slowest rank decides a bulk-synchronous step). Main thread only.
 #pragma once
 
 #include <functional>
