@@ -18,8 +18,10 @@ ROOT = HERE.parent.parent
 SWEEP = ROOT / "apps" / "sweep"
 PLOT = ROOT / "apps" / "plot"
 FAKE = HERE / "fake_driver.py"
-# Set by CTest for the real-driver case: the built redblack3d executable.
+# Set by CTest: the built redblack3d driver and overlap benchmark (their cases are skipped without them).
 REDBLACK3D = os.environ.get("SWEEP_TEST_REDBLACK3D", "")
+OVERLAP = os.environ.get("SWEEP_TEST_OVERLAP", "")
+RUN_OVERLAP = ROOT / "bench" / "overlap" / "run-overlap"
 
 
 def fake_total(mode, n, panel, ranks):
@@ -169,6 +171,57 @@ class TestSweep(unittest.TestCase):
         for row in rows:
             self.assertGreater(float(row["total_s_median"]), 0.0)
             self.assertIn(row.get("verified", "").lower(), ("true", "1", "yes"))
+
+
+@unittest.skipUnless(OVERLAP, "SWEEP_TEST_OVERLAP not set")
+class TestOverlap(unittest.TestCase):
+    """bench/overlap on 2 ranks with tiny sizes: every record present and its figures in range."""
+
+    TINY = ["--patterns", "p2p,halo,bcast", "--sizes", "1K,64K", "--halo-edge", "8", "--bcast-n", "32",
+            "--panel", "4", "--iters", "3", "--iters-large", "2", "--warmup", "1"]
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="overlap-test-")
+        self.output = Path(self.tmp.name) / "overlap.json"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def records(self):
+        """The JSON Lines records the benchmark appended."""
+        return [json.loads(line) for line in self.output.read_text().splitlines()]
+
+    def check(self, records, modes):
+        """4 cases per mode (2 p2p sizes, 1 halo, 1 bcast), with sane figures."""
+        self.assertEqual(sorted({r["mode"] for r in records}), sorted(modes))
+        for mode in modes:
+            cases = [(r["pattern"], r["size"]) for r in records if r["mode"] == mode]
+            self.assertEqual(cases, [("p2p", 1024), ("p2p", 65536), ("halo", 8), ("bcast", 32)])
+        for r in records:
+            self.assertEqual(r["ranks"], 2)
+            self.assertGreater(r["pure_us"], 0.0)
+            self.assertGreater(r["compute_us"], 0.0)
+            self.assertGreater(r["overall_us"], 0.0)
+            self.assertTrue(0.0 <= r["overlap_osu_pct"] <= 100.0, r)
+            self.assertTrue(0.0 <= r["overlap_imb_pct"] <= 100.0, r)
+            self.assertGreater(r["compute_slowdown"], 0.0)
+        halo = next(r for r in records if r["pattern"] == "halo")
+        self.assertEqual(halo["bytes"], 2 * 2 * 8 * 8 * 8)  # 2 ranks: 2 faces of 8x8 doubles, each way
+
+    def test_async_and_proxy(self):
+        """One launch, async and proxy modes."""
+        done = subprocess.run(["mpiexec", "-n", "2", OVERLAP, "--mode", "async,proxy", *self.TINY,
+                               "--output", str(self.output)], capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("OSU %", done.stdout)
+        self.check(self.records(), ["async", "proxy"])
+
+    def test_run_overlap_all_modes(self):
+        """bench/overlap/run-overlap: all three modes, async-progress in its own launch."""
+        done = subprocess.run([str(RUN_OVERLAP), "-n", "2", OVERLAP, *self.TINY, "--output", str(self.output)],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.check(self.records(), ["async", "proxy", "async-progress"])
 
 
 if __name__ == "__main__":
