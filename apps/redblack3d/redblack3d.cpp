@@ -1,0 +1,243 @@
+// redblack3d: the thesis's RedBlack3D (ch. IV.C) from the command line. Solves -Laplace(u) = f on the unit
+// cube by red-black Gauss-Seidel in one of four modes and prints the thesis-style timing table; see
+// --help. Every rank parses and validates the same command line, so bad input fails identically everywhere:
+// rank 0 prints one line, every rank finalises MPI and exits 1.
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/common.hpp"
+#include "proxy/environment.hpp"
+#include "proxy/error.hpp"
+#include "redblack3d/solver.hpp"
+
+namespace {
+
+constexpr const char* kProgram = "redblack3d";
+
+apps::Options make_options() {
+  apps::Options options(kProgram,
+                        "Red-black Gauss-Seidel for -Laplace(u) = f on the unit cube (7-point stencil, Dirichlet\n"
+                        "boundary, manufactured solution u = sin(pi x) sin(pi y) sin(pi z)), in the thesis's modes.");
+  options
+      .option("mode", "MODE",
+              "sync  : one rank per core, blocking ghost exchange, then relax\n"
+              "async : one rank per core, Isend/Irecv, relax inner, wait, relax annulus\n"
+              "mt    : one rank per node + OpenMP; master exchanges while threads wait\n"
+              "proxy : one rank per node + OpenMP; a proxy thread runs the exchange plan\n"
+              "        while the threads relax the inner region",
+              "sync")
+      .option("n", "N|NX,NY,NZ", "global interior grid points (cube, or per dimension)", "64")
+      .option("iters", "K", "iterations (one red and one black half-sweep each)", "10")
+      .option("geometry", "PXxPYxPZ",
+              "ranks along x, y, z; their product must equal the number of ranks\n"
+              "(default: split z, then y, keeping the unit-stride x whole)")
+      .option("threads", "T",
+              "compute threads per rank in mt/proxy (0 = one per compute core of the\n"
+              "rank's share of the node); sync/async run one thread per rank",
+              "0")
+      .option("omega", "W", "over-relaxation factor, 0 < W < 2", "1")
+      .option("node-width", "P",
+              "cores per node p in the ideal-proxy model T_p = max((T_s - C_t) p/(p-1), C_t)\n"
+              "(default: the ranks on this node, i.e. one rank per core in sync/async)")
+      .flag("verify",
+            "also run the serial solver (whole grid, on every rank) and compare bit for bit;\n"
+            "prints the max difference and exits 1 unless identical")
+      .option("output", "FILE",
+              "append one record of this run: FILE.csv (header once, then a row per run) or\n"
+              "FILE.json / FILE.jsonl (JSON Lines: one object per line per run)")
+      .flag("verbose", "print every rank's block and placement, and the proxy's statistics");
+  options.epilog(
+      "Examples:\n"
+      "  mpiexec -n 2 redblack3d --mode sync  --n 128 --iters 20 --geometry 1x1x2\n"
+      "  mpiexec -n 1 redblack3d --mode proxy --n 128 --iters 20          # proxy + 1 compute thread\n"
+      "  mpiexec -n 4 redblack3d --mode async --n 30 --geometry 1x2x2 --verify --output runs.csv\n"
+      "Output: the thesis table (Total, Compute, Comm, Wait, Comm %, per-iteration ms, Ideal proxy for\n"
+      "sync/async), the residual norm ||f - A u||_2 and the max error against the exact solution.\n"
+      "Record fields: mode n nx ny nz geometry ranks threads_per_rank iters omega total_s compute_s\n"
+      "comm_s wait_s comm_percent iter_ms ideal_proxy_s node_width residual error verify verified\n"
+      "max_difference proxy_placement oversubscribed placement.\n"
+      "Environment: PROXY_WAIT_POLICY=spin|spin-then-yield|block, PROXY_BIND=0, PROXY_WAIT_TIMEOUT (s).");
+  return options;
+}
+
+const char* const kAxis = "xyz";
+
+// Checks everything that depends on the command line and the number of ranks (identical on every rank).
+redblack3d::RunSettings validate(const apps::Options& options, int ranks, int& node_width) {
+  redblack3d::RunSettings settings;
+  const std::string mode_text = options.choice("mode", {"sync", "async", "mt", "proxy"});
+  settings.mode = redblack3d::mode_from_string(mode_text);
+
+  const std::vector<long long> n = apps::parse_int_list("--n", options.value("n"), 1, 1 << 20);
+  if (n.size() != 1 && n.size() != 3) {
+    throw apps::UsageError("--n: expected N or NX,NY,NZ, got '" + options.value("n") + "'");
+  }
+  for (int d = 0; d < 3; ++d) settings.global[d] = static_cast<int>(n.size() == 1 ? n[0] : n[d]);
+  settings.iterations = static_cast<int>(options.integer("iters", 1, 1 << 30));
+  settings.omega = options.real("omega", 0.0, 2.0);
+  if (settings.omega <= 0.0 || settings.omega >= 2.0) {
+    throw apps::UsageError("--omega must be strictly between 0 and 2, got '" + options.value("omega") + "'");
+  }
+  settings.threads = static_cast<int>(options.integer("threads", 0, 4096));
+  if (!redblack3d::is_multi_tier(settings.mode) && settings.threads > 1) {
+    throw apps::UsageError("--threads " + options.value("threads") + ": " + mode_text +
+                           " runs one thread per rank (threads are for mt and proxy)");
+  }
+  settings.verify = options.flag_set("verify");
+  if (options.has("output")) apps::record_format_for(options.value("output"));
+  node_width = options.has("node-width") ? static_cast<int>(options.integer("node-width", 1, 1 << 20)) : 0;
+
+  if (options.has("geometry")) {
+    const std::vector<int> g = options.geometry("geometry", 3);
+    settings.geometry = {g[0], g[1], g[2]};
+    if (apps::product(g) != ranks) {
+      throw apps::UsageError("--geometry " + options.value("geometry") + " needs " +
+                             std::to_string(apps::product(g)) + " ranks, but " + std::to_string(ranks) +
+                             (ranks == 1 ? " is" : " are") + " running");
+    }
+  } else {
+    settings.geometry = redblack3d::default_geometry(ranks);
+  }
+  const std::string where = " (--n " + options.value("n") + ", --geometry " +
+                            apps::format_geometry({settings.geometry[0], settings.geometry[1], settings.geometry[2]}) +
+                            ")";
+  for (int d = 0; d < 3; ++d) {
+    const int points = settings.global[d], parts = settings.geometry[d];
+    if (points < parts) {
+      throw apps::UsageError(std::to_string(points) + " points along " + kAxis[d] + " cannot be split over " +
+                             std::to_string(parts) + " ranks" + where);
+    }
+    // Overlap needs an inner region: a block cut on both sides along d must keep a plane that is not a face.
+    const int thinnest = points / parts;
+    if (redblack3d::overlaps(settings.mode) && parts > 1 && thinnest < 3) {
+      throw apps::UsageError("blocks along " + std::string(1, kAxis[d]) + " are only " + std::to_string(thinnest) +
+                             " plane" + (thinnest == 1 ? "" : "s") + " thick; " + mode_text +
+                             " needs at least 3 to have an inner region" + where);
+    }
+  }
+  return settings;
+}
+
+std::string grid_text(const redblack3d::Extent& e) {
+  return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
+}
+
+int run_driver(proxy::Environment& env, int argc, char** argv) {
+  apps::Options options = make_options();
+  if (!options.parse(argc, argv)) {
+    if (env.rank() == 0) std::cout << options.help();
+    return 0;
+  }
+  int node_width = 0;
+  redblack3d::RunSettings settings = validate(options, env.size(), node_width);
+  const std::string mode = std::string(redblack3d::to_string(settings.mode));
+  const bool verbose = options.flag_set("verbose");
+  if (node_width == 0) node_width = env.node().size;
+
+  settings.on_placement = [&](const proxy::Placement& mine, bool any_shared, bool any_oversubscribed) {
+    if (verbose) {
+      const redblack3d::Decomposition d = redblack3d::decompose(settings.global, settings.geometry, env.rank());
+      std::ostringstream line;
+      line << "rank " << env.rank() << ": " << d.describe() << "; " << mine.describe() << "\n";
+      std::cout << line.str() << std::flush;
+    }
+    if (settings.mode == redblack3d::Mode::proxy && any_shared) {
+      apps::warn(kProgram, env.rank(),
+                 "too few cores for a dedicated proxy core per rank: the proxy shares a core with compute work");
+    } else if (any_oversubscribed) {
+      apps::warn(kProgram, env.rank(), "more threads or ranks than cores: running oversubscribed");
+    }
+  };
+  settings.on_comm_failure = [&](const std::exception& error) {
+    std::fprintf(stderr, "%s: error: communication failed on rank %d: %s\n", kProgram, env.rank(), error.what());
+    std::fflush(stderr);
+    proxy::Environment::abort(1);
+  };
+
+  const redblack3d::RunReport report = redblack3d::run(env, settings);
+  const redblack3d::Timings& t = report.timings;
+  const double ideal = redblack3d::is_multi_tier(settings.mode)
+                           ? std::numeric_limits<double>::quiet_NaN()
+                           : apps::ideal_proxy_time(t.total_s, t.comm_s, node_width);
+  const std::string proxy_placement =
+      settings.mode != redblack3d::Mode::proxy ? "none" : (report.shared_proxy ? "shared" : "dedicated");
+
+  if (env.rank() == 0) {
+    std::cout << kProgram << ": mode " << mode << ", grid " << grid_text(settings.global) << ", geometry "
+              << grid_text(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
+              << " x " << report.threads << " thread" << (report.threads == 1 ? "" : "s") << ", "
+              << settings.iterations << " iterations, omega " << settings.omega << "\n";
+    std::cout << "placement (rank 0): " << report.placement << "\n";
+    apps::TimingRow row{mode, t.total_s, t.compute_s, t.comm_s, t.wait_s, settings.iterations, ideal};
+    apps::print_timing_table(std::cout, {row});
+    char line[160];
+    std::snprintf(line, sizeof line, "residual %.6e  error %.6e  (ideal proxy for p = %d cores per node)\n",
+                  report.residual, report.error, node_width);
+    std::cout << line;
+    if (settings.verify) {
+      std::snprintf(line, sizeof line, "verify: %s the serial solver (max difference %.3g, %lld points differ)\n",
+                    report.verified ? "bitwise identical to" : "DIFFERS from", report.comparison.max_difference,
+                    report.comparison.mismatches);
+      std::cout << line;
+    }
+    if (verbose && !report.proxy_statistics.empty()) std::cout << report.proxy_statistics << "\n";
+    std::cout << std::flush;
+
+    if (options.has("output")) {
+      apps::RunRecord record;
+      const auto& g = settings.global;
+      record.set("mode", mode)
+          .set("n", g[0] == g[1] && g[1] == g[2] ? std::to_string(g[0]) : options.value("n"))
+          .set("nx", g[0]).set("ny", g[1]).set("nz", g[2])
+          .set("geometry", grid_text(settings.geometry))
+          .set("ranks", report.ranks)
+          .set("threads_per_rank", report.threads)
+          .set("iters", settings.iterations)
+          .set("omega", settings.omega)
+          .set("total_s", t.total_s).set("compute_s", t.compute_s).set("comm_s", t.comm_s).set("wait_s", t.wait_s)
+          .set("comm_percent", row.comm_percent())
+          .set("iter_ms", 1000.0 * t.total_s / settings.iterations)
+          .set("ideal_proxy_s", ideal)
+          .set("node_width", node_width)
+          .set("residual", report.residual).set("error", report.error)
+          .set("verify", settings.verify).set("verified", report.verified)
+          .set("max_difference", report.comparison.max_difference)
+          .set("proxy_placement", proxy_placement)
+          .set("oversubscribed", report.oversubscribed)
+          .set("placement", report.placement);
+      try {
+        record.append_to(options.value("output"));
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
+        return 1;  // rank 0 only; the run itself succeeded and every rank still finalises
+      }
+    }
+  }
+  return settings.verify && !report.verified ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::unique_ptr<proxy::Environment> env;
+  try {
+    env = std::make_unique<proxy::Environment>(argc, argv);
+  } catch (const std::exception& error) {
+    // Set-up failures (MPI thread level, hwloc) come before the ranks can agree on anything.
+    std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
+    return 1;
+  }
+  try {
+    return apps::run_guarded(kProgram, env->rank(), [&] { return run_driver(*env, argc, argv); });
+  } catch (const std::exception& error) {
+    // Not a usage error: something only this rank may know about, so end the whole job.
+    std::fprintf(stderr, "%s: error: rank %d: %s\n", kProgram, env->rank(), error.what());
+    std::fflush(stderr);
+    proxy::Environment::abort(1);
+  }
+}

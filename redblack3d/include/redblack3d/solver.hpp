@@ -1,0 +1,50 @@
+// A whole RedBlack3D run on this rank: decomposition, placement and binding, the chosen mode's iterations,
+// the residual and error of the result, the optional bitwise check against the serial solver, and the
+// timings reduced over the ranks. The driver (apps/redblack3d) validates the settings before calling it.
+// Thread contract: call on the main thread of every rank with identical settings (it calls MPI
+// collectives; in proxy mode it starts a ProxyThread and, while that runs, reaches MPI only through it).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "proxy/environment.hpp"
+#include "redblack3d/decomposition.hpp"
+#include "redblack3d/modes.hpp"
+#include "redblack3d/norms.hpp"
+
+namespace redblack3d {
+
+struct RunSettings {
+  Extent global{32, 32, 32};
+  Extent geometry{1, 1, 1};  // product must equal the number of ranks
+  Mode mode = Mode::sync;
+  int iterations = 10;
+  int threads = 0;  // compute threads per rank in mt/proxy; 0 = one per compute core of the rank's slice
+  double omega = 1.0;
+  bool verify = false;  // also run the serial solver (whole grid, on every rank) and compare bitwise
+  // Called on every rank once the placement is known, before the iterations, with flags OR-ed over all
+  // ranks (so rank 0 can print one notice for the job).
+  std::function<void(const proxy::Placement& mine, bool any_shared_proxy, bool any_oversubscribed)> on_placement;
+  // Called with a communication failure (proxy::CommError / TimeoutError) while the proxy thread still
+  // runs; the driver prints it and ends the job (proxy::Environment::abort). Default: rethrow.
+  std::function<void(const std::exception&)> on_comm_failure;
+};
+
+struct RunReport {
+  Timings timings;         // total_s: max over ranks; compute_s, comm_s, wait_s: mean over ranks
+  double residual = 0.0;   // discrete L2 norm of f - A u
+  double error = 0.0;      // max |u - u_exact|
+  bool verified = false;   // verify was asked and every point matched the serial solver bit for bit
+  Comparison comparison;   // max difference over ranks, total mismatching points
+  int threads = 1;         // compute threads per rank
+  int ranks = 1;
+  std::string placement;   // rank 0's placement, proxy::Placement::describe()
+  bool shared_proxy = false;    // any rank ran its proxy on a core shared with compute work
+  bool oversubscribed = false;  // any rank had more threads or ranks than cores
+  std::string proxy_statistics;  // rank 0's, proxy mode only
+};
+
+RunReport run(const proxy::Environment& env, const RunSettings& settings);
+
+}  // namespace redblack3d
