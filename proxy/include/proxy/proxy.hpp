@@ -2,7 +2,9 @@
 #pragma once
 
 #include "proxy/appendix_a.hpp"
+#include "proxy/collective_model.hpp"
 #include "proxy/config.hpp"
+#include "proxy/copy.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
 #include "proxy/operation.hpp"
@@ -10,7 +12,9 @@
 #include "proxy/plan.hpp"
 #include "proxy/proxy_thread.hpp"
 #include "proxy/queue.hpp"
+#include "proxy/reduction.hpp"
 #include "proxy/statistics.hpp"
+#include "proxy/team.hpp"
 #include "proxy/topology.hpp"
 #include "proxy/wait_policy.hpp"
 #include "proxy/timer.hpp"

@@ -1,0 +1,216 @@
+// The HPDC'13 cost formulas (seed 001, section 2), with m in bytes and the binary tree (n = 2) we build.
+#include "proxy/collective_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "proxy/error.hpp"
+
+namespace proxy {
+
+namespace {
+
+int ceil_log2(int x) noexcept {
+  int steps = 0;
+  while ((1 << steps) < x) ++steps;
+  return steps;
+}
+
+struct Terms {
+  double p, s, q, m;
+  int log_q, log_s;
+};
+
+Terms terms(TeamShape shape, std::size_t bytes) noexcept {
+  const int p = std::max(1, shape.threads);
+  const int s = std::clamp(shape.sockets, 1, p);
+  const int q = (p + s - 1) / s;
+  return {double(p), double(s), double(q), double(bytes), ceil_log2(q), ceil_log2(s)};
+}
+
+// HPDC'13 eq. (1)-(3): binary-tree reduce; at level i, q / 2^(i+1) combines share the socket's bandwidth.
+double tree_reduce(const ModelParameters& c, const Terms& t) noexcept {
+  double time = 0.0;
+  for (int i = 0; i < t.log_q; ++i) {
+    const double concurrent = std::max(1.0, std::ceil(t.q / double(2 << i)));
+    time += std::max(c.a_alpha + c.b_alpha * t.m, c.a_alpha + c.B_alpha * concurrent * t.m);
+  }
+  return time + (c.a_beta + c.b_beta * t.m) * t.log_s;
+}
+
+// HPDC'13 eq. (4): one stage (everyone reads the root) or two stages (socket masters first). On one
+// socket both reduce to p - 1 simultaneous readers of the root within the socket.
+double broadcast(const ModelParameters& c, const Terms& t, bool two_stage) noexcept {
+  if (t.p <= 1) return 0.0;
+  if (t.s <= 1) return c.a_alpha + c.B_alpha * (t.p - 1) * t.m;
+  if (two_stage) return c.a_alpha + c.B_alpha * (t.q - 1) * t.m + c.a_beta + c.b_beta * t.m;
+  return c.a_beta + c.B_beta * t.q * t.m;
+}
+
+// HPDC'13 eq. (6) and (7): dissemination, with the fix-up for r = q - q' excess threads.
+double dissemination(const ModelParameters& c, const Terms& t) noexcept {
+  const int u = static_cast<int>(std::floor(std::log2(t.q)));
+  const double q2 = std::ldexp(1.0, u);
+  const double r = t.q - q2;
+  double time = (c.a_alpha + c.B_alpha * q2 * t.m) * u + (c.a_beta + c.B_beta * q2 * t.m) * t.log_s;
+  if (r > 0) time += 2 * (c.a_alpha + c.B_alpha * r * t.m);
+  return time;
+}
+
+// HPDC'13 eq. (10): tiled reduce within a socket, tree across sockets.
+double tiled_reduce(const ModelParameters& c, const Terms& t) noexcept {
+  return c.a_alpha * t.q + c.B_alpha * t.q * t.m + (c.a_beta + c.B_beta * t.m) * t.log_s;
+}
+
+struct Field {
+  const char* name;
+  double ModelParameters::*member;
+};
+constexpr Field kFields[] = {{"a_alpha", &ModelParameters::a_alpha}, {"b_alpha", &ModelParameters::b_alpha},
+                             {"B_alpha", &ModelParameters::B_alpha}, {"a_beta", &ModelParameters::a_beta},
+                             {"b_beta", &ModelParameters::b_beta},   {"B_beta", &ModelParameters::B_beta}};
+
+}  // namespace
+
+std::string_view to_string(AllreduceAlgorithm algorithm) noexcept {
+  switch (algorithm) {
+    case AllreduceAlgorithm::automatic: return "auto";
+    case AllreduceAlgorithm::tree_one_stage: return "tree-one-stage";
+    case AllreduceAlgorithm::tree_two_stage: return "tree-two-stage";
+    case AllreduceAlgorithm::dissemination: return "dissemination";
+    case AllreduceAlgorithm::tiled_one_stage: return "tiled-one-stage";
+    case AllreduceAlgorithm::tiled_two_stage: return "tiled-two-stage";
+  }
+  return "?";
+}
+
+std::string_view to_string(ReduceAlgorithm algorithm) noexcept {
+  switch (algorithm) {
+    case ReduceAlgorithm::automatic: return "auto";
+    case ReduceAlgorithm::tree: return "tree";
+    case ReduceAlgorithm::tiled: return "tiled";
+  }
+  return "?";
+}
+
+std::string_view to_string(BroadcastAlgorithm algorithm) noexcept {
+  switch (algorithm) {
+    case BroadcastAlgorithm::automatic: return "auto";
+    case BroadcastAlgorithm::one_stage: return "one-stage";
+    case BroadcastAlgorithm::two_stage: return "two-stage";
+  }
+  return "?";
+}
+
+const std::vector<AllreduceAlgorithm>& allreduce_algorithms() noexcept {
+  static const std::vector<AllreduceAlgorithm> all = {
+      AllreduceAlgorithm::tree_one_stage, AllreduceAlgorithm::tree_two_stage, AllreduceAlgorithm::dissemination,
+      AllreduceAlgorithm::tiled_one_stage, AllreduceAlgorithm::tiled_two_stage};
+  return all;
+}
+
+AllreduceAlgorithm parse_allreduce_algorithm(std::string_view text) {
+  if (text == "auto") return AllreduceAlgorithm::automatic;
+  for (auto a : allreduce_algorithms())
+    if (text == to_string(a)) return a;
+  throw Error("unknown allreduce algorithm '" + std::string(text) +
+              "' (expected auto, tree-one-stage, tree-two-stage, dissemination, tiled-one-stage or "
+              "tiled-two-stage)");
+}
+
+BroadcastAlgorithm parse_broadcast_algorithm(std::string_view text) {
+  for (auto a : {BroadcastAlgorithm::automatic, BroadcastAlgorithm::one_stage, BroadcastAlgorithm::two_stage})
+    if (text == to_string(a)) return a;
+  throw Error("unknown broadcast algorithm '" + std::string(text) + "' (expected auto, one-stage or two-stage)");
+}
+
+double CollectiveModel::predict(AllreduceAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept {
+  const Terms t = terms(shape, bytes);
+  const auto& c = parameters_;
+  switch (algorithm) {
+    case AllreduceAlgorithm::automatic: return predict(choose_allreduce(shape, bytes), shape, bytes);
+    case AllreduceAlgorithm::tree_one_stage: return tree_reduce(c, t) + broadcast(c, t, false);  // eq. (5)
+    case AllreduceAlgorithm::tree_two_stage: return tree_reduce(c, t) + broadcast(c, t, true);
+    case AllreduceAlgorithm::dissemination: return dissemination(c, t);
+    case AllreduceAlgorithm::tiled_one_stage: return tiled_reduce(c, t) + broadcast(c, t, false);  // eq. (11)
+    case AllreduceAlgorithm::tiled_two_stage: return tiled_reduce(c, t) + broadcast(c, t, true);
+  }
+  return 0.0;
+}
+
+double CollectiveModel::predict(BroadcastAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept {
+  const Terms t = terms(shape, bytes);
+  if (algorithm == BroadcastAlgorithm::automatic) algorithm = choose_broadcast(shape, bytes);
+  return broadcast(parameters_, t, algorithm == BroadcastAlgorithm::two_stage);
+}
+
+double CollectiveModel::predict(ReduceAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept {
+  const Terms t = terms(shape, bytes);
+  if (algorithm == ReduceAlgorithm::automatic) algorithm = choose_reduce(shape, bytes);
+  return algorithm == ReduceAlgorithm::tiled ? tiled_reduce(parameters_, t) : tree_reduce(parameters_, t);
+}
+
+AllreduceAlgorithm CollectiveModel::choose_allreduce(TeamShape shape, std::size_t bytes) const noexcept {
+  AllreduceAlgorithm best = AllreduceAlgorithm::tree_one_stage;
+  double best_time = predict(best, shape, bytes);
+  for (auto a : allreduce_algorithms()) {
+    const double time = predict(a, shape, bytes);
+    if (time < best_time) best = a, best_time = time;  // ties keep the earlier (simpler) algorithm
+  }
+  return best;
+}
+
+ReduceAlgorithm CollectiveModel::choose_reduce(TeamShape shape, std::size_t bytes) const noexcept {
+  return predict(ReduceAlgorithm::tiled, shape, bytes) < predict(ReduceAlgorithm::tree, shape, bytes)
+             ? ReduceAlgorithm::tiled
+             : ReduceAlgorithm::tree;
+}
+
+BroadcastAlgorithm CollectiveModel::choose_broadcast(TeamShape shape, std::size_t bytes) const noexcept {
+  return predict(BroadcastAlgorithm::two_stage, shape, bytes) < predict(BroadcastAlgorithm::one_stage, shape, bytes)
+             ? BroadcastAlgorithm::two_stage
+             : BroadcastAlgorithm::one_stage;
+}
+
+CollectiveModel CollectiveModel::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read collective model file '" + path + "'");
+  ModelParameters parameters;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::istringstream words(line);
+    std::string name;
+    if (!(words >> name)) continue;
+    const Field* field = nullptr;
+    for (const auto& f : kFields)
+      if (name == f.name) field = &f;
+    double value = 0.0;
+    std::string rest;
+    if (field == nullptr || !(words >> value) || (words >> rest) || !(value >= 0.0) || !std::isfinite(value))
+      throw Error("collective model file '" + path + "' line " + std::to_string(number) + ": bad entry '" +
+                  line + "' (expected '<a_alpha|b_alpha|B_alpha|a_beta|b_beta|B_beta> <seconds >= 0>')");
+    parameters.*(field->member) = value;
+  }
+  return CollectiveModel(parameters);
+}
+
+void CollectiveModel::save(const std::string& path) const {
+  std::ofstream out(path);
+  if (!out) throw Error("cannot write collective model file '" + path + "'");
+  out << "# proxy collective model (HPDC'13 section 2): a in seconds, b and B in seconds per byte\n";
+  out.precision(6);
+  for (const auto& f : kFields) out << f.name << ' ' << std::scientific << parameters_.*(f.member) << '\n';
+  if (!out) throw Error("cannot write collective model file '" + path + "'");
+}
+
+CollectiveModel CollectiveModel::from_env() {
+  const char* path = std::getenv("PROXY_COLLECTIVE_MODEL");
+  if (path == nullptr || *path == '\0') return CollectiveModel();
+  return load(path);
+}
+
+}  // namespace proxy

@@ -1,0 +1,146 @@
+// Copy routines (every alignment of head and tail, each kind), the reduction kernels' aliasing rules, and
+// the HPDC'13 cost model (selection, file round trip, bad files named).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "proxy/collective_model.hpp"
+#include "proxy/copy.hpp"
+#include "proxy/error.hpp"
+#include "proxy/reduction.hpp"
+#include "team_test_support.hpp"
+
+namespace {
+
+using namespace proxy;
+
+TEST(Copy, StreamingIsExactForEveryAlignmentAndSize) {
+  std::vector<unsigned char> source(3 << 20), destination(3 << 20);
+  for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>(i * 131 + (i >> 9));
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{64}, std::size_t{65},
+                            std::size_t{1000}, std::size_t{4096 + 17}, (std::size_t{1} << 20) + 3})
+    for (std::size_t src_offset : {0, 1, 13, 32, 63})
+      for (std::size_t dst_offset : {0, 5, 31, 48, 63}) {
+        std::fill(destination.begin(), destination.end(), 0xee);
+        copy_streaming(destination.data() + dst_offset, source.data() + src_offset, bytes);
+        ASSERT_EQ(0, std::memcmp(destination.data() + dst_offset, source.data() + src_offset, bytes))
+            << bytes << " bytes, offsets " << src_offset << "/" << dst_offset << " (" << streaming_isa() << ")";
+        ASSERT_EQ(destination[dst_offset + bytes], 0xee) << "wrote past the end";
+        if (dst_offset > 0) ASSERT_EQ(destination[dst_offset - 1], 0xee) << "wrote before the start";
+      }
+}
+
+TEST(Copy, EveryKindCopiesExactly) {
+  std::vector<unsigned char> source(200003), destination(200003);
+  for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>(i * 7 + 3);
+  for (auto kind : {CopyKind::automatic, CopyKind::memcpy, CopyKind::streaming}) {
+    std::fill(destination.begin(), destination.end(), 0);
+    copy(destination.data() + 1, source.data() + 3, source.size() - 3, kind);
+    ASSERT_EQ(0, std::memcmp(destination.data() + 1, source.data() + 3, source.size() - 3)) << to_string(kind);
+  }
+}
+
+TEST(Copy, PolicyStreamsOnlyLargeBuffersAndLaterWhenCacheIsShared) {
+  CopyPolicy policy;
+  policy.streaming_threshold = 1 << 20;
+  policy.shared_cache_bytes = 32 << 20;
+  policy.share_cache = false;
+  EXPECT_EQ(policy.choose(4096), CopyKind::memcpy);
+  EXPECT_EQ(policy.choose(2 << 20), CopyKind::streaming);
+  policy.share_cache = true;
+  EXPECT_EQ(policy.choose(2 << 20), CopyKind::memcpy);
+  EXPECT_EQ(policy.choose(64 << 20), CopyKind::streaming);
+  const std::string isa(streaming_isa());
+  EXPECT_TRUE(isa == "avx512" || isa == "avx2" || isa == "sse2") << isa;
+}
+
+TEST(Reduction, CombineHandlesEveryAliasingForNonCommutativeUserOps) {
+  using namespace proxy::testing;
+  const auto r = noncommutative();
+  const std::size_t n = 3000;  // more than one bounce buffer of int64
+  std::vector<std::int64_t> a(n), b(n), expected(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = affine(3 + i % 7, i % 13);
+    b[i] = affine(5 + i % 3, 1 + i % 17);
+    expected[i] = compose(a[i], b[i]);
+  }
+  std::vector<std::int64_t> out(n);
+  combine(r, a.data(), b.data(), out.data(), n);
+  EXPECT_EQ(out, expected) << "separate output";
+  auto left = a;
+  combine(r, left.data(), b.data(), left.data(), n);
+  EXPECT_EQ(left, expected) << "output aliases the left operand";
+  auto right = b;
+  combine(r, a.data(), right.data(), right.data(), n);
+  EXPECT_EQ(right, expected) << "output aliases the right operand";
+}
+
+TEST(Reduction, IntegerOverflowWrapsAndParsersNameBadValues) {
+  const std::int32_t big[1] = {std::numeric_limits<std::int32_t>::max()}, one[1] = {1};
+  std::int32_t out[1];
+  combine(Reduction::builtin(DataType::int32, ReduceOp::sum), big, one, out, 1);
+  EXPECT_EQ(out[0], std::numeric_limits<std::int32_t>::min());
+  EXPECT_EQ(parse_data_type("double"), DataType::float64);
+  EXPECT_EQ(parse_reduce_op("max"), ReduceOp::max);
+  try {
+    parse_data_type("complex");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "unknown data type 'complex' (expected float, double, int32 or int64)");
+  }
+}
+
+TEST(CollectiveModel, TreeForShortVectorsTiledForLongOnes) {
+  // HPDC'13 sec. 3.4: the tree wins on latency, tiled reduce-broadcast on bandwidth; the crossover lies
+  // between (16 KiB on their Westmere).
+  const CollectiveModel model;
+  const TeamShape shape{8, 1};
+  const auto small = model.choose_allreduce(shape, 8);
+  EXPECT_TRUE(small == AllreduceAlgorithm::tree_one_stage || small == AllreduceAlgorithm::dissemination)
+      << to_string(small);
+  const auto large = model.choose_allreduce(shape, 16 << 20);
+  EXPECT_TRUE(large == AllreduceAlgorithm::tiled_one_stage || large == AllreduceAlgorithm::tiled_two_stage)
+      << to_string(large);
+  for (auto a : allreduce_algorithms())
+    EXPECT_LT(model.predict(a, shape, 1024), model.predict(a, shape, 1 << 20)) << to_string(a);
+  EXPECT_EQ(model.predict(AllreduceAlgorithm::tree_one_stage, {1, 1}, 4096), 0.0) << "one thread: nothing to do";
+}
+
+TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
+  ModelParameters parameters;
+  parameters.a_alpha = 3.5e-7;
+  parameters.B_beta = 1.25e-9;
+  const std::string path = ::testing::TempDir() + "proxy-model-test.txt";
+  CollectiveModel(parameters).save(path);
+  const auto loaded = CollectiveModel::load(path);
+  EXPECT_DOUBLE_EQ(loaded.parameters().a_alpha, 3.5e-7);
+  EXPECT_DOUBLE_EQ(loaded.parameters().B_beta, 1.25e-9);
+  EXPECT_DOUBLE_EQ(loaded.parameters().b_alpha, parameters.b_alpha);
+  {
+    std::ofstream bad(path);
+    bad << "# comment\na_alpha 1e-7\nlatency fast\n";
+  }
+  try {
+    CollectiveModel::load(path);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), ("collective model file '" + path +
+                            "' line 3: bad entry 'latency fast' (expected '<a_alpha|b_alpha|B_alpha|a_beta|b_beta|"
+                            "B_beta> <seconds >= 0>')").c_str());
+  }
+  std::remove(path.c_str());
+  try {
+    CollectiveModel::load("/nonexistent/model");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "cannot read collective model file '/nonexistent/model'");
+  }
+  EXPECT_EQ(parse_allreduce_algorithm("tiled-two-stage"), AllreduceAlgorithm::tiled_two_stage);
+  EXPECT_THROW(parse_allreduce_algorithm("ring"), Error);
+}
+
+}  // namespace
