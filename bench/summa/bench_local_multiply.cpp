@@ -1,0 +1,108 @@
+// The multi-tier local multiply against OpenBLAS's own threading, on the same cores, in one run:
+//   single_thread : one dgemm, OpenBLAS with 1 thread (the machine's per-core ceiling)
+//   openblas_mt   : one dgemm, OpenBLAS with T threads (what a threaded BLAS gives)
+//   tiles         : T OpenMP threads, each one single-threaded dgemm on its tile of C (what mt/proxy do)
+// for a square product and for SUMMA panel shapes (m = n, k = panel width). After the runs it prints
+// tiles / openblas_mt per shape; the target is >= 0.9. Benchmark args: m, n, k. T = the online cores, or
+// SUMMA_BENCH_THREADS. Real time (UseRealTime), since the work runs on several threads.
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "summa/blas_threads.hpp"
+#include "summa/generator.hpp"
+#include "summa/local_multiply.hpp"
+
+namespace {
+
+int bench_threads() {
+  if (const char* text = std::getenv("SUMMA_BENCH_THREADS")) return std::max(1, std::atoi(text));
+  return omp_get_num_procs();
+}
+
+struct Operands {
+  int m, n, k;
+  std::vector<double> a, b, c;
+  Operands(int m_, int n_, int k_)
+      : m(m_), n(n_), k(k_), a(static_cast<std::size_t>(m_) * k_), b(static_cast<std::size_t>(k_) * n_),
+        c(static_cast<std::size_t>(m_) * n_, 0.0) {
+    summa::fill_a(0, m, 0, k, a.data(), m);
+    summa::fill_b(0, k, 0, n, b.data(), n);
+  }
+};
+
+enum class Variant { single_thread, openblas_mt, tiles };
+
+void run(benchmark::State& state, Variant variant) {
+  Operands op(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+  const int threads = bench_threads();
+  summa::ScopedBlasThreads blas(variant == Variant::openblas_mt ? threads : 1);
+  for (auto _ : state) {
+    if (variant == Variant::tiles)
+      summa::multiply_add_threaded(threads, op.m, op.n, op.k, op.a.data(), op.m, op.b.data(), op.n, op.c.data(), op.m);
+    else
+      summa::multiply_add(op.m, op.n, op.k, op.a.data(), op.m, op.b.data(), op.n, op.c.data(), op.m);
+    benchmark::ClobberMemory();
+  }
+  const double flops = 2.0 * op.m * op.n * op.k;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["threads"] = variant == Variant::single_thread ? 1 : threads;
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+  b->Args({2048, 2048, 2048})->Args({2048, 2048, 256})->Args({2048, 2048, 128})->Args({1024, 1024, 128});
+  b->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+}
+
+BENCHMARK_CAPTURE(run, single_thread, Variant::single_thread)->Apply(shapes);
+BENCHMARK_CAPTURE(run, openblas_mt, Variant::openblas_mt)->Apply(shapes);
+BENCHMARK_CAPTURE(run, tiles, Variant::tiles)->Apply(shapes);
+
+// Keeps each run's GFLOP/s so that the ratio is printed from this one run.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      const std::string name = run.benchmark_name();  // "run/tiles/2048/2048/128/min_time:.../real_time"
+      const auto first = name.find('/'), second = name.find('/', first + 1);
+      const std::string variant = name.substr(first + 1, second - first - 1);
+      std::string shape = name.substr(second + 1);
+      shape = shape.substr(0, shape.find("/min_time"));
+      const auto it = run.counters.find("GFLOP/s");
+      if (it != run.counters.end()) gflops_[shape][variant] = it->second.value;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  void PrintRatios() const {
+    std::printf("\nthreads x single-threaded tiles vs one %d-threaded OpenBLAS call (target >= 0.9):\n", bench_threads());
+    for (const auto& [shape, by_variant] : gflops_) {
+      const auto tiles = by_variant.find("tiles"), mt = by_variant.find("openblas_mt"),
+                 single = by_variant.find("single_thread");
+      if (tiles == by_variant.end() || mt == by_variant.end()) continue;
+      std::printf("  m/n/k %-16s tiles %7.1f GFLOP/s, openblas_mt %7.1f, ratio %.3f%s", shape.c_str(),
+                  tiles->second, mt->second, tiles->second / mt->second, tiles->second / mt->second >= 0.9 ? "" : "  (below 0.9)");
+      if (single != by_variant.end()) std::printf("; single-thread ceiling %.1f GFLOP/s", single->second);
+      std::printf("\n");
+    }
+  }
+
+ private:
+  std::map<std::string, std::map<std::string, double>> gflops_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.PrintRatios();
+  benchmark::Shutdown();
+  return 0;
+}
