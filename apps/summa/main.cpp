@@ -47,6 +47,8 @@ apps::Options declare_options() {
       "node (thesis IV.B), then GFLOP/s (2mnk / total). --output records: mode, m, n, k, grid, panel, ranks,\n"
       "threads_per_rank, node_layout, panels, reps, total_s, compute_s, comm_s, wait_s, gflops,\n"
       "ideal_proxy_s, bcast_on_node, bcast_off_node, max_rel_error, verified.\n"
+      "Environment: PROXY_WAIT_POLICY=spin|spin-then-yield|block (proxy and waits), PROXY_BIND=0 (no thread\n"
+      "binding); OpenBLAS always runs one thread per caller (mt/proxy threads own the partitioning).\n"
       "Examples:\n"
       "  mpiexec -n 4 build/bin/summa --size 1024 --grid 2x2 --panel 128 --mode async --verify\n"
       "  mpiexec -n 1 build/bin/summa --m 2000 --n 1000 --k 500 --mode proxy --threads 1 --output runs.csv\n"
