@@ -1,0 +1,140 @@
+// redblack3d_bandwidth: is the relaxation kernel memory-bound at the speed the memory allows?
+// Measures, in one run and on the same thread counts, (1) a full red-black sweep of redblack3d::relax over
+// an N^3 grid and (2) a STREAM-like copy of N^3 doubles, both as effective bandwidth (STREAM counting:
+// bytes the algorithm must move, no write-allocate traffic), and prints relax/copy per thread count.
+//   relax: per half-sweep u is read and written once and f read once: 3 x 8 bytes per point, 2 half-sweeps.
+//   copy : a[i] = b[i], 2 x 8 bytes per element.
+// Default size 320^3 (two 262 MB arrays per benchmark) is far beyond the last-level cache; --n picks
+// another. Google Benchmark flags (--benchmark_out=FILE.json, --benchmark_repetitions) pass through.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+#include "redblack3d/kernel.hpp"
+#include "redblack3d/problem.hpp"
+
+namespace {
+
+int g_n = 320;
+
+// Touches memory from the threads that will use it (first touch places pages near them on NUMA nodes).
+void parallel_fill(double* data, std::size_t count, double value, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::size_t i = 0; i < count; ++i) data[i] = value;
+}
+
+void BM_RelaxSweep(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const redblack3d::Extent n{g_n, g_n, g_n};
+  const redblack3d::Stencil s = redblack3d::make_stencil(n, 1.0);
+  redblack3d::Grid u(n);
+  redblack3d::Grid f(n);
+  parallel_fill(u.data(), u.size(), 0.5, threads);
+  parallel_fill(f.data(), f.size(), 1.0, threads);
+  const redblack3d::Box all = redblack3d::interior_box(n);
+  const redblack3d::Extent origin{0, 0, 0};
+  for (auto _ : state) {
+#pragma omp parallel num_threads(threads)
+    {
+      redblack3d::relax(u, f, s, redblack3d::Colour::red, origin, all);
+#pragma omp barrier
+      redblack3d::relax(u, f, s, redblack3d::Colour::black, origin, all);
+    }
+    benchmark::DoNotOptimize(u.data());
+    benchmark::ClobberMemory();
+  }
+  const double points = static_cast<double>(g_n) * g_n * g_n;
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * 3 * 8 * points));
+  state.counters["n"] = g_n;
+  state.counters["points_per_second"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * 2 * points, benchmark::Counter::kIsRate);
+}
+
+void BM_StreamCopy(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const std::size_t count = static_cast<std::size_t>(g_n) * g_n * g_n;
+  std::unique_ptr<double[]> a(new double[count]);
+  std::unique_ptr<double[]> b(new double[count]);
+  parallel_fill(a.get(), count, 0.0, threads);
+  parallel_fill(b.get(), count, 1.0, threads);
+  double* __restrict to = a.get();
+  const double* __restrict from = b.get();
+  for (auto _ : state) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::size_t i = 0; i < count; ++i) to[i] = from[i];
+    benchmark::DoNotOptimize(a.get());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * 8 * static_cast<double>(count)));
+  state.counters["n"] = g_n;
+}
+
+// Prints the console table as usual and, at the end, relax/copy bandwidth per thread count.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      const auto it = run.counters.find("bytes_per_second");
+      if (it == run.counters.end()) continue;
+      const std::string name = run.benchmark_name();
+      const std::string threads = name.substr(name.find('/') + 1);
+      (name.rfind("BM_RelaxSweep", 0) == 0 ? relax_ : copy_)[threads.substr(0, threads.find('/'))] = it->second.value;
+    }
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    std::printf("\nrelax sweep vs STREAM-like copy, n = %d (%.0f MB per array):\n", g_n,
+                8.0 * g_n * g_n * g_n / 1e6);
+    for (const auto& [threads, relax] : relax_) {
+      const auto copy = copy_.find(threads);
+      if (copy == copy_.end()) continue;
+      std::printf("  threads %s: relax %.2f GB/s, copy %.2f GB/s, ratio %.2f\n", threads.c_str(), relax / 1e9,
+                  copy->second / 1e9, relax / copy->second);
+    }
+  }
+
+ private:
+  std::map<std::string, double> relax_, copy_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Our own option first (--n N); the rest goes to Google Benchmark.
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--n") == 0 && i + 1 < argc) {
+      g_n = std::atoi(argv[++i]);
+    } else if (std::strncmp(argv[i], "--n=", 4) == 0) {
+      g_n = std::atoi(argv[i] + 4);
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (g_n < 8) {
+    std::fprintf(stderr, "redblack3d_bandwidth: error: --n must be at least 8, got %d\n", g_n);
+    return 1;
+  }
+  const int max_threads = omp_get_num_procs();
+  for (int threads = 1; threads <= max_threads; threads *= 2) {
+    benchmark::RegisterBenchmark("BM_RelaxSweep", BM_RelaxSweep)->Arg(threads)->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_StreamCopy", BM_StreamCopy)->Arg(threads)->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
+  int count = static_cast<int>(rest.size());
+  benchmark::Initialize(&count, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(count, rest.data())) return 1;
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
