@@ -37,13 +37,14 @@ class Notifier {
   // Waits until done() is true or the deadline passes; returns done()'s last value.
   template <class Done>
   bool wait(Done&& done, WaitPolicy policy, Clock::time_point deadline, int spin_count) {
-    for (int i = 0; policy == WaitPolicy::spin || i < spin_count; ++i) {
+    // Unsigned counters: a spin wait may run for minutes and must not overflow.
+    for (unsigned long i = 0; policy == WaitPolicy::spin || i < static_cast<unsigned long>(spin_count); ++i) {
       if (done()) return true;
       cpu_relax();
       if (policy == WaitPolicy::spin && (i & 1023) == 1023 && Clock::now() >= deadline) return done();
     }
     if (policy == WaitPolicy::spin_then_yield) {
-      for (int i = 0;; ++i) {
+      for (unsigned long i = 0;; ++i) {
         if (done()) return true;
         std::this_thread::yield();
         if ((i & 63) == 63 && Clock::now() >= deadline) return done();
