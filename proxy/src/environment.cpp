@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -101,7 +102,15 @@ Environment::~Environment() {
 }
 
 Placement Environment::placement(int threads, bool with_proxy) const {
-  return compute_placement({topology_->cores(), physical_size_, physical_rank_, threads, with_proxy});
+  Placement p = compute_placement({topology_->cores(), physical_size_, physical_rank_, threads, with_proxy});
+  // Said once per job (by world rank 0, which shares the machine with the others in this situation).
+  static bool noticed = false;
+  if (p.shared_proxy && rank_ == 0 && !noticed) {
+    noticed = true;
+    std::fprintf(stderr, "proxy: notice: %d core(s) for %d rank(s) on this node: the proxy shares a core with "
+                 "compute work (shared mode)\n", topology_->cores(), physical_size_);
+  }
+  return p;
 }
 
 bool Environment::bind_openmp_threads(const Placement& placement) const {

@@ -39,6 +39,7 @@ class Environment {
   const Topology& topology() const noexcept { return *topology_; }
 
   // This rank's share of the node (see placement.hpp). threads = 0: one compute thread per compute core.
+  // When the proxy must share a core, world rank 0 prints a one-line notice (once per process).
   Placement placement(int threads, bool with_proxy) const;
   // Binds the calling OpenMP team's threads to placement.compute_cores (call outside a parallel region;
   // it opens one). Returns false if binding was refused.
