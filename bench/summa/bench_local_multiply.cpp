@@ -4,7 +4,8 @@
 //   tiles         : T OpenMP threads, each one single-threaded dgemm on its tile of C (what mt/proxy do)
 // for a square product and for SUMMA panel shapes (m = n, k = panel width). After the runs it prints
 // tiles / openblas_mt per shape; the target is >= 0.9. Benchmark args: m, n, k. T = the online cores, or
-// SUMMA_BENCH_THREADS. Real time (UseRealTime), since the work runs on several threads.
+// SUMMA_BENCH_THREADS. Real time (UseRealTime), since the work runs on several threads. On a shared machine
+// run with --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true: ratios use the medians.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -73,8 +74,13 @@ class RatioReporter : public benchmark::ConsoleReporter {
       const std::string variant = name.substr(first + 1, second - first - 1);
       std::string shape = name.substr(second + 1);
       shape = shape.substr(0, shape.find("/min_time"));
+      // With --benchmark_repetitions the median aggregate wins over the single repetitions.
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type == Run::RT_Aggregate && !median) continue;
       const auto it = run.counters.find("GFLOP/s");
-      if (it != run.counters.end()) gflops_[shape][variant] = it->second.value;
+      if (it == run.counters.end()) continue;
+      if (median || !has_median_[shape][variant]) gflops_[shape][variant] = it->second.value;
+      if (median) has_median_[shape][variant] = true;
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -93,6 +99,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
  private:
   std::map<std::string, std::map<std::string, double>> gflops_;
+  std::map<std::string, std::map<std::string, bool>> has_median_;
 };
 
 }  // namespace

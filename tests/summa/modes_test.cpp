@@ -36,7 +36,9 @@ TEST_P(Modes, EveryGridSizeAndPanelGivesTheReferenceProduct) {
   for (auto [rows, cols] : grids_of(ranks)) {
     for (Shape shape : {Shape{97, 61, 83}, Shape{1, 1, 1}, Shape{2, 3, 5}}) {
       for (int panel : {1, 7, 64, 1000}) {
-        if (panel == 1 && shape.k > 40 && ranks > 2) continue;  // 83 single-column steps: slow when oversubscribed
+        // Keep the oversubscribed 3-4 rank runs short: 83 one-column steps once (below), 1x1x1 covered by
+        // 2x3x5, which already leaves some ranks with empty blocks there.
+        if (ranks > 2 && ((panel == 1 && shape.k > 40) || shape.k == 1)) continue;
         summa::Problem problem;
         problem.m = shape.m, problem.n = shape.n, problem.k = shape.k;
         problem.grid_rows = rows, problem.grid_cols = cols;
