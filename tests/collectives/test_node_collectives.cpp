@@ -1,0 +1,280 @@
+// Node collectives (team + proxy + team) on 1-4 real MPI ranks, each rank standing for a node with a team
+// of threads, against MPI on the same data: the reference is MPI_Allreduce / MPI_Reduce / MPI_Bcast of
+// each rank's serial reduction over its threads, which for the exact inputs used here (small integers in
+// every type) equals MPI_Allreduce over one rank per thread bit for bit. Random floating sums are checked
+// to the bound |computed - reference| <= 2 (N - 1) eps sum |x| over the N = ranks * threads contributions.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "proxy/error.hpp"
+#include "proxy/node_collectives.hpp"
+#include "proxy/proxy_thread.hpp"
+#include "proxy/team.hpp"
+#include "team_test_support.hpp"
+
+namespace {
+
+using namespace proxy;
+using namespace proxy::testing;
+using Buffers = std::vector<std::vector<unsigned char>>;
+
+MPI_Datatype mpi_type(DataType type) {
+  switch (type) {
+    case DataType::float32: return MPI_FLOAT;
+    case DataType::float64: return MPI_DOUBLE;
+    case DataType::int32: return MPI_INT32_T;
+    case DataType::int64: return MPI_INT64_T;
+  }
+  return MPI_BYTE;
+}
+MPI_Op mpi_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return MPI_SUM;
+    case ReduceOp::prod: return MPI_PROD;
+    case ReduceOp::min: return MPI_MIN;
+    default: return MPI_MAX;
+  }
+}
+
+// One rank's world for a test: proxy, team and node collectives with small segments (so that 1000
+// doubles already pipeline).
+struct Node {
+  explicit Node(int threads, int max_outstanding = 16)
+      : proxy(MPI_COMM_WORLD), team(threads, test_config()), collectives(proxy, team, proxy.comm(), [&] {
+          NodeCollectivesConfig c;
+          c.segment_bytes = 8192;
+          c.max_outstanding = max_outstanding;
+          return c;
+        }()) {}
+  ProxyThread proxy;
+  Team team;
+  NodeCollectives collectives;
+};
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+class NodeAllreduce : public ::testing::TestWithParam<int> {};
+
+TEST_P(NodeAllreduce, MatchesMpiAllreduceForEveryTypeOpSizeInPlace) {
+  const int threads = GetParam();
+  const int rank = world_rank();
+  Node node(threads);
+  for (auto type : {DataType::float32, DataType::float64, DataType::int32, DataType::int64}) {
+    for (auto op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max}) {
+      const Reduction r = Reduction::builtin(type, op);
+      for (std::size_t count : {0, 1, 2, 3, 7, 1000, 65537}) {
+        for (bool in_place : {false, true}) {
+          const std::size_t bytes = count * r.element_size();
+          Buffers in(threads, std::vector<unsigned char>(bytes + 1));
+          for (int t = 0; t < threads; ++t) fill_input(r, rank * threads + t, in[t].data(), count);
+          std::vector<unsigned char> expected(bytes + 1);
+          reference(r, in, expected.data(), count);
+          if (count > 0)
+            node.proxy.call([&] {
+              MPI_Allreduce(MPI_IN_PLACE, expected.data(), int(count), mpi_type(type), mpi_op(op), node.proxy.comm());
+            });
+          Buffers out = in_place ? in : Buffers(threads, std::vector<unsigned char>(bytes + 1, 0x5a));
+          run_threads(threads, [&](int t) {
+            auto request = node.collectives.allreduce(t, in_place ? nullptr : in[t].data(), out[t].data(), count, r);
+            node.collectives.wait(t, request);
+          });
+          for (int t = 0; t < threads; ++t)
+            ASSERT_EQ(0, std::memcmp(out[t].data(), expected.data(), bytes))
+                << to_string(type) << " " << to_string(op) << " count " << count << (in_place ? " in place" : "")
+                << " thread " << t << " rank " << rank;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(NodeAllreduce, RandomFloatSumWithinRoundingBound) {
+  const int threads = GetParam();
+  const int rank = world_rank(), ranks = world_size();
+  Node node(threads);
+  const std::size_t count = 20000;
+  std::vector<std::vector<double>> in(threads, std::vector<double>(count)), out = in;
+  std::vector<double> serial(count, 0.0), magnitude(count, 0.0);
+  for (int t = 0; t < threads; ++t)
+    for (std::size_t i = 0; i < count; ++i) {
+      in[t][i] = std::sin(0.3 + (rank * threads + t) * 3.7 + i * 0.01) * 1e3;
+      serial[i] += in[t][i];
+      magnitude[i] += std::fabs(in[t][i]);
+    }
+  node.proxy.call([&] {
+    MPI_Allreduce(MPI_IN_PLACE, serial.data(), int(count), MPI_DOUBLE, MPI_SUM, node.proxy.comm());
+    MPI_Allreduce(MPI_IN_PLACE, magnitude.data(), int(count), MPI_DOUBLE, MPI_SUM, node.proxy.comm());
+  });
+  run_threads(threads, [&](int t) {
+    auto request = node.collectives.allreduce(t, in[t].data(), out[t].data(), count,
+                                              Reduction::builtin(DataType::float64, ReduceOp::sum));
+    node.collectives.wait(t, request);
+  });
+  const double n = double(ranks * threads);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double bound = 2 * (n - 1) * std::numeric_limits<double>::epsilon() * magnitude[i];
+    for (int t = 0; t < threads; ++t) {
+      ASSERT_LE(std::fabs(out[t][i] - serial[i]), bound) << "element " << i << " thread " << t;
+      ASSERT_EQ(out[t][i], out[0][i]) << "threads of one rank disagree";
+    }
+  }
+  // All ranks must hold the same bits too (one inter-node result, broadcast).
+  std::vector<double> first = out[0];
+  node.proxy.call([&] { MPI_Bcast(first.data(), int(count), MPI_DOUBLE, 0, node.proxy.comm()); });
+  EXPECT_EQ(0, std::memcmp(first.data(), out[0].data(), count * sizeof(double))) << "ranks disagree";
+}
+
+TEST_P(NodeAllreduce, ManyOutstandingCompleteInAnyWaitOrder) {
+  const int threads = GetParam();
+  const int rank = world_rank(), ranks = world_size();
+  constexpr int kRequests = 16;
+  Node node(threads, kRequests);
+  const std::size_t count = 6000;  // 3 segments of 8 KiB, pipelined
+  std::vector<std::vector<std::vector<std::int32_t>>> data(
+      kRequests, std::vector<std::vector<std::int32_t>>(threads, std::vector<std::int32_t>(count)));
+  for (bool reverse : {false, true}) {
+    for (int q = 0; q < kRequests; ++q)
+      for (int t = 0; t < threads; ++t)
+        for (std::size_t i = 0; i < count; ++i) data[q][t][i] = q + (rank * threads + t) + int(i % 100);
+    run_threads(threads, [&](int t) {
+      std::vector<NodeRequest> requests;
+      for (int q = 0; q < kRequests; ++q)
+        requests.push_back(node.collectives.allreduce(t, nullptr, data[q][t].data(), count,
+                                                      Reduction::builtin(DataType::int32, ReduceOp::sum)));
+      for (int q = 0; q < kRequests; ++q) node.collectives.wait(t, requests[reverse ? kRequests - 1 - q : q]);
+    });
+    const int n = ranks * threads;
+    for (int q = 0; q < kRequests; ++q)
+      for (int t = 0; t < threads; ++t)
+        for (std::size_t i = 0; i < count; ++i)
+          ASSERT_EQ(data[q][t][i], n * (q + int(i % 100)) + n * (n - 1) / 2)
+              << "request " << q << " thread " << t << " element " << i << (reverse ? " (reverse waits)" : "");
+  }
+}
+
+TEST_P(NodeAllreduce, ReduceToEveryRootMatchesMpiReduce) {
+  const int threads = GetParam();
+  const int rank = world_rank(), ranks = world_size();
+  Node node(threads);
+  for (const auto& r : {Reduction::builtin(DataType::float64, ReduceOp::sum), Reduction::builtin(DataType::int32, ReduceOp::max),
+                        Reduction::builtin(DataType::int64, ReduceOp::prod)}) {
+    for (std::size_t count : {1, 1000, 65537}) {
+      for (int root_rank = 0; root_rank < ranks; ++root_rank) {
+        for (int root_thread : {0, threads - 1}) {
+          const std::size_t bytes = count * r.element_size();
+          Buffers in(threads, std::vector<unsigned char>(bytes + 1));
+          for (int t = 0; t < threads; ++t) fill_input(r, rank * threads + t, in[t].data(), count);
+          std::vector<unsigned char> local(bytes + 1), expected(bytes + 1);
+          reference(r, in, local.data(), count);
+          node.proxy.call([&] {
+            MPI_Reduce(local.data(), expected.data(), int(count), mpi_type(r.type), mpi_op(r.op), root_rank,
+                       node.proxy.comm());
+          });
+          std::vector<unsigned char> result(bytes + 1, 0x77);
+          run_threads(threads, [&](int t) {
+            const bool root = rank == root_rank && t == root_thread;
+            auto request = node.collectives.reduce(t, in[t].data(), root ? result.data() : nullptr, count, r,
+                                                   root_rank, root_thread);
+            node.collectives.wait(t, request);
+          });
+          if (rank == root_rank)
+            ASSERT_EQ(0, std::memcmp(result.data(), expected.data(), bytes))
+                << to_string(r.type) << " " << to_string(r.op) << " count " << count << " root " << root_rank << "/"
+                << root_thread;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(NodeAllreduce, BroadcastFromEveryRootMatchesMpiBcast) {
+  const int threads = GetParam();
+  const int rank = world_rank(), ranks = world_size();
+  Node node(threads);
+  for (std::size_t bytes : {0, 1, 7, 1000, 65537 * 8}) {
+    for (int root_rank = 0; root_rank < ranks; ++root_rank) {
+      for (int root_thread = 0; root_thread < threads; ++root_thread) {
+        Buffers buffers(threads, std::vector<unsigned char>(bytes + 1));
+        for (int t = 0; t < threads; ++t)
+          for (std::size_t i = 0; i < bytes; ++i) buffers[t][i] = static_cast<unsigned char>(i * 13 + rank * 5 + t);
+        std::vector<unsigned char> expected = buffers[root_thread];
+        if (bytes > 0)
+          node.proxy.call([&] { MPI_Bcast(expected.data(), int(bytes), MPI_BYTE, root_rank, node.proxy.comm()); });
+        run_threads(threads, [&](int t) {
+          auto request = node.collectives.broadcast(t, buffers[t].data(), bytes, root_rank, root_thread);
+          node.collectives.wait(t, request);
+        });
+        for (int t = 0; t < threads; ++t)
+          ASSERT_EQ(0, std::memcmp(buffers[t].data(), expected.data(), bytes))
+              << "bytes " << bytes << " root " << root_rank << "/" << root_thread << " thread " << t;
+      }
+    }
+  }
+}
+
+TEST_P(NodeAllreduce, BarriersInterleavedWithOtherCollectives) {
+  const int threads = GetParam();
+  const int ranks = world_size();
+  Node node(threads);
+  std::vector<std::int64_t> values(threads);
+  run_threads(threads, [&](int t) {
+    for (int round = 0; round < 20; ++round) {
+      auto barrier = node.collectives.barrier(t);
+      values[t] = round;
+      auto sum = node.collectives.allreduce(t, nullptr, &values[t], 1, Reduction::builtin(DataType::int64, ReduceOp::sum));
+      node.collectives.wait(t, barrier);
+      node.collectives.wait(t, sum);
+      if (values[t] != std::int64_t(round) * ranks * threads) throw Error("round " + std::to_string(round) + " wrong sum");
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, NodeAllreduce, ::testing::Values(1, 2, 3),
+                         [](const auto& info) { return std::to_string(info.param) + "threads"; });
+
+TEST(NodeCollectivesErrors, TooManyOutstandingAndUserOpsAreRefusedOnEveryThread) {
+  Node node(2, 2);
+  std::vector<std::int32_t> a(2, 1), b(2, 1), c(2, 1), d(2, 1);
+  std::vector<std::string> messages(2);
+  run_threads(2, [&](int t) {
+    auto r1 = node.collectives.allreduce(t, nullptr, &a[t], 1, Reduction::builtin(DataType::int32, ReduceOp::sum));
+    auto r2 = node.collectives.allreduce(t, nullptr, &b[t], 1, Reduction::builtin(DataType::int32, ReduceOp::sum));
+    try {
+      node.collectives.allreduce(t, nullptr, &c[t], 1, Reduction::builtin(DataType::int32, ReduceOp::sum));
+    } catch (const Error& e) {
+      messages[t] = e.what();
+    }
+    node.collectives.wait(t, r1);
+    node.collectives.wait(t, r2);
+    try {
+      node.collectives.allreduce(t, nullptr, &d[t], 1, commutative_user());
+    } catch (const Error& e) {
+      messages[t] += std::string(" | ") + e.what();
+    }
+  });
+  for (int t = 0; t < 2; ++t)
+    EXPECT_EQ(messages[t],
+              "node collective: thread " + std::to_string(t) +
+                  " started more than 2 requests without waiting (slot 0 still pending; raise max_outstanding or "
+                  "wait first) | node collective: user-defined operations are not supported across ranks (an MPI_Op "
+                  "cannot carry the user context); use sum, prod, min or max");
+  EXPECT_EQ(a[0], 2 * world_size());
+  EXPECT_EQ(b[1], 2 * world_size());
+}
+
+}  // namespace
