@@ -7,6 +7,7 @@
 #include "proxy/copy.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
+#include "proxy/node_collectives.hpp"
 #include "proxy/operation.hpp"
 #include "proxy/placement.hpp"
 #include "proxy/plan.hpp"
