@@ -38,6 +38,7 @@ def parse_args(argv):
     parser.add_argument("--threads", type=int, default=0,
                         help="compute threads per rank in mt and proxy; 0 = one per compute core (default: 0)")
     parser.add_argument("--reps", type=int, default=3, help="repetitions per run (default: %(default)s)")
+    parser.add_argument("--verify", action="store_true", help="pass --verify: check every run's C (untimed)")
     parser.add_argument("--output", help="write every run's record to this CSV file")
     parser.add_argument("--plot", help="save total time vs panel width per mode to this image")
     args = parser.parse_args(argv)
@@ -64,6 +65,8 @@ def run_one(args, mode, panel, record_path):
                "--mode", mode, "--reps", str(args.reps), "--output", record_path]
     if multi_tier:
         command += ["--threads", str(args.threads)]
+    if args.verify:
+        command += ["--verify"]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"compare-panels: '{' '.join(command)}' failed ({result.returncode}):\n{result.stdout}{result.stderr}")
