@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,12 +84,16 @@ class RatioReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      // With --benchmark_repetitions the median aggregate stands for the point; otherwise the one run.
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.error_occurred || (run.run_type == Run::RT_Aggregate && !median)) continue;
       const auto it = run.counters.find("bytes_per_second");
       if (it == run.counters.end()) continue;
-      const std::string name = run.benchmark_name();
-      const std::string threads = name.substr(name.find('/') + 1);
-      (name.rfind("BM_RelaxSweep", 0) == 0 ? relax_ : copy_)[threads.substr(0, threads.find('/'))] = it->second.value;
+      const std::string name = run.run_name.function_name + "/" + run.run_name.args;
+      const std::string threads = run.run_name.args;
+      auto& table = name.rfind("BM_RelaxSweep", 0) == 0 ? relax_ : copy_;
+      if (median || !medians_.count(name)) table[threads] = it->second.value;
+      if (median) medians_.insert(name);
     }
   }
   void Finalize() override {
@@ -104,7 +109,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
 
  private:
-  std::map<std::string, double> relax_, copy_;
+  std::map<std::string, double> relax_, copy_;  // bytes per second by thread count
+  std::set<std::string> medians_;               // points whose median aggregate has been seen
 };
 
 }  // namespace
