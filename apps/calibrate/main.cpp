@@ -1,0 +1,239 @@
+// calibrate: measures the latency/bandwidth parameters of the HPDC'13 collective model (seed 001, sec. 2
+// and 3.4) on this node, writes them to a model file the runtime reads (PROXY_COLLECTIVE_MODEL), and prints
+// predicted vs measured time of every team-allreduce algorithm per size, with the crossover where the
+// model's choice changes. No MPI: the team collectives are threads of one process.
+// Exit status: 0, 1 for bad input.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <apps/common.hpp>
+#include <proxy/collective_model.hpp>
+#include <proxy/error.hpp>
+#include <proxy/team.hpp>
+#include <proxy/topology.hpp>
+
+#include "measure.hpp"
+
+namespace {
+
+constexpr const char* kProgram = "calibrate";
+
+apps::Options declare_options() {
+  apps::Options options(kProgram,
+                        "Measure the team-collective cost model (HPDC'13) on this node and write it to a file.");
+  options.option("threads", "T", "team size; 0 = one thread per core (at least 2)", "0")
+      .option("sizes", "LIST", "bytes per thread to compare algorithms at (K, M, G suffixes)",
+              "8,64,512,4K,32K,256K,2M,16M")
+      .option("iterations", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "200")
+      .option("output", "FILE", "model file to write ('name value' lines)", "collectives.model")
+      .option("csv", "FILE", "also write the predicted-vs-measured table as CSV")
+      .option("model", "FILE", "with --predict-only: the model to read (default: PROXY_COLLECTIVE_MODEL or built-in)")
+      .flag("predict-only", "measure nothing: print the model's predictions and choices for --sizes")
+      .flag("no-bind", "do not bind thread t to core t");
+  options.epilog(
+      "Parameters (seed 001, sec. 2): a access latency (s), b per-byte time of one reader (s/B), B per-byte\n"
+      "time per reader when readers share the link (s/B); alpha within a NUMA domain, beta across. a_alpha\n"
+      "and b_alpha come from a 2-thread tree reduce (one remote combine: a + b m), B_alpha from a one-stage\n"
+      "broadcast to T-1 readers (a + B (T-1) m). With a single NUMA domain the beta values cannot be\n"
+      "measured and are set to twice the alpha values.\n"
+      "Output: the parameters, then per size and algorithm the predicted and measured time (us; mean over\n"
+      "iterations of the slowest thread, barrier and input rewrite outside the timed region) and the relative\n"
+      "error, the model's choice and the measured best, and the crossover sizes.\n"
+      "Examples:\n"
+      "  build/bin/calibrate --output collectives.model\n"
+      "  PROXY_COLLECTIVE_MODEL=collectives.model build/bin/calibrate --predict-only --sizes 1K,1M\n"
+      "  build/bin/calibrate --threads 4 --sizes 8,4K,1M --iterations 50 --csv model-check.csv");
+  return options;
+}
+
+struct Row {
+  std::size_t bytes;
+  proxy::AllreduceAlgorithm algorithm;
+  double predicted, measured;
+};
+
+std::string format_bytes(std::size_t bytes) {
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " B";
+}
+
+// The first size (doubling from 8 B) where the model's choice differs from its choice at 8 B.
+std::optional<std::size_t> model_crossover(const proxy::CollectiveModel& model, proxy::TeamShape shape,
+                                           proxy::AllreduceAlgorithm* from, proxy::AllreduceAlgorithm* to) {
+  *from = model.choose_allreduce(shape, 8);
+  for (std::size_t bytes = 16; bytes <= (std::size_t{1} << 30); bytes *= 2) {
+    const auto choice = model.choose_allreduce(shape, bytes);
+    if (choice != *from) {
+      // Refine between bytes / 2 and bytes by bisection.
+      std::size_t low = bytes / 2, high = bytes;
+      while (high - low > 8) {
+        const std::size_t mid = (low + high) / 2;
+        (model.choose_allreduce(shape, mid) == *from ? low : high) = mid;
+      }
+      *to = model.choose_allreduce(shape, high);
+      return high;
+    }
+  }
+  return std::nullopt;
+}
+
+void print_parameters(const proxy::ModelParameters& c) {
+  std::printf("model parameters (HPDC'13 sec. 2):\n");
+  std::printf("  a_alpha %.3e s     b_alpha %.3e s/B (%.2f GB/s)     B_alpha %.3e s/B (%.2f GB/s)\n", c.a_alpha,
+              c.b_alpha, 1e-9 / c.b_alpha, c.B_alpha, 1e-9 / c.B_alpha);
+  std::printf("  a_beta  %.3e s     b_beta  %.3e s/B                 B_beta  %.3e s/B\n", c.a_beta, c.b_beta,
+              c.B_beta);
+}
+
+int predict_only(const apps::Options& options, const std::vector<std::size_t>& sizes, int threads) {
+  const proxy::CollectiveModel model =
+      options.given("model") ? proxy::CollectiveModel::load(options.value("model")) : proxy::CollectiveModel::from_env();
+  const proxy::TeamShape shape{threads, 1};
+  print_parameters(model.parameters());
+  std::printf("\n%-10s", "bytes");
+  for (auto a : proxy::allreduce_algorithms()) std::printf(" %16s", std::string(to_string(a)).c_str());
+  std::printf("  %s\n", "choice");
+  for (std::size_t bytes : sizes) {
+    std::printf("%-10s", format_bytes(bytes).c_str());
+    for (auto a : proxy::allreduce_algorithms()) std::printf(" %13.2f us", model.predict(a, shape, bytes) * 1e6);
+    std::printf("  %s\n", std::string(to_string(model.choose_allreduce(shape, bytes))).c_str());
+  }
+  proxy::AllreduceAlgorithm from{}, to{};
+  if (auto at = model_crossover(model, shape, &from, &to))
+    std::printf("model crossover: %s -> %s at %zu bytes per thread\n", std::string(to_string(from)).c_str(),
+                std::string(to_string(to)).c_str(), *at);
+  else
+    std::printf("model crossover: none up to 1 GiB (%s throughout)\n", std::string(to_string(from)).c_str());
+  return 0;
+}
+
+int run(int argc, char** argv) {
+  apps::Options options = declare_options();
+  if (!options.parse(argc, argv)) {
+    std::cout << options.help();
+    return 0;
+  }
+  std::vector<std::size_t> sizes;
+  for (const auto& item : apps::parse_list("--sizes", options.value("sizes"))) {
+    const std::size_t bytes = apps::parse_size("--sizes", item);
+    if (bytes < 8 || bytes > (std::size_t{1} << 30))
+      throw apps::UsageError("--sizes: each size must lie in [8, 1G] bytes, got '" + item + "'");
+    sizes.push_back(bytes);
+  }
+  const int iterations = static_cast<int>(options.integer("iterations", 1, 1000000));
+  const int requested = static_cast<int>(options.integer("threads", 0, 1024));
+  const proxy::Topology topology;
+  const int threads = requested > 0 ? requested : std::max(2, topology.cores());
+  if (options.flag_set("predict-only")) return predict_only(options, sizes, threads);
+  if (threads < 2) throw apps::UsageError("--threads must be at least 2 to calibrate, got '1'");
+
+  proxy::TeamConfig config;  // spin-then-yield by default; PROXY_WAIT_POLICY is honoured below
+  if (const char* policy = std::getenv("PROXY_WAIT_POLICY")) config.wait_policy = proxy::parse_wait_policy(policy);
+  config.last_level_cache_bytes = topology.last_level_cache_bytes();
+  const proxy::Topology* bind = options.flag_set("no-bind") ? nullptr : &topology;
+  std::printf("calibrate: %d threads on %s%s\n", threads, topology.describe().c_str(),
+              threads > topology.cores() ? " (oversubscribed)" : "");
+
+  // 1. Parameters: a 2-thread tree reduce is exactly one remote combine, a + b m.
+  proxy::Team pair(2, config);
+  calibrate::Bench pair_bench{&pair, bind, 3, 0};
+  const auto time_pair = [&](std::size_t bytes) {
+    pair_bench.iterations = calibrate::iterations_for(bytes, iterations);
+    return calibrate::time_collective(pair_bench, calibrate::Collective::reduce_tree, {}, bytes).mean_seconds;
+  };
+  const std::size_t mid = 64 << 10, big = 1 << 20;
+  proxy::ModelParameters c;
+  const double t_small = time_pair(8), t_mid = time_pair(mid), t_big = time_pair(big);
+  c.b_alpha = std::max(1e-13, (t_big - t_mid) / double(big - mid));
+  c.a_alpha = std::max(1e-9, t_small - c.b_alpha * 8);
+  // B: T - 1 readers of one buffer at once, a + B (T - 1) m.
+  proxy::Team team(threads, config);
+  calibrate::Bench bench{&team, bind, 3, 0};
+  const auto time_team = [&](calibrate::Collective what, proxy::AllreduceAlgorithm a, std::size_t bytes) {
+    bench.iterations = calibrate::iterations_for(bytes, iterations);
+    return calibrate::time_collective(bench, what, a, bytes).mean_seconds;
+  };
+  const double b_mid = time_team(calibrate::Collective::broadcast_one_stage, {}, mid);
+  const double b_big = time_team(calibrate::Collective::broadcast_one_stage, {}, big);
+  c.B_alpha = std::max(1e-13, (b_big - b_mid) / double(big - mid) / double(threads - 1));
+  c.a_beta = 2 * c.a_alpha;  // one NUMA domain here: not measurable (see --help)
+  c.b_beta = 2 * c.b_alpha;
+  c.B_beta = 2 * c.B_alpha;
+  const proxy::CollectiveModel model(c);
+  print_parameters(c);
+  if (topology.numa_domains() == 1) std::printf("  (one NUMA domain: beta values set to twice alpha, not measured)\n");
+
+  // 2. Predicted vs measured for every algorithm and size.
+  const proxy::TeamShape shape = team.shape();
+  std::vector<Row> rows;
+  std::printf("\n%-8s %-16s %12s %12s %9s\n", "bytes", "algorithm", "predicted", "measured", "error");
+  std::vector<std::pair<std::size_t, proxy::AllreduceAlgorithm>> measured_best;
+  for (std::size_t bytes : sizes) {
+    const auto choice = model.choose_allreduce(shape, bytes);
+    Row best{bytes, {}, 0, 1e300};
+    for (auto a : proxy::allreduce_algorithms()) {
+      Row row{bytes, a, model.predict(a, shape, bytes), time_team(calibrate::Collective::allreduce, a, bytes)};
+      std::printf("%-8s %-16s %9.2f us %9.2f us %+8.0f%%%s\n", format_bytes(bytes).c_str(),
+                  std::string(to_string(a)).c_str(), row.predicted * 1e6, row.measured * 1e6,
+                  100.0 * (row.predicted - row.measured) / row.measured, a == choice ? "  <- model's choice" : "");
+      if (row.measured < best.measured) best = row;
+      rows.push_back(row);
+    }
+    std::printf("%-8s measured best: %s\n", "", std::string(to_string(best.algorithm)).c_str());
+    measured_best.emplace_back(bytes, best.algorithm);
+  }
+
+  // 3. Crossovers.
+  proxy::AllreduceAlgorithm from{}, to{};
+  if (auto at = model_crossover(model, shape, &from, &to))
+    std::printf("\nmodel crossover: %s -> %s at %zu bytes per thread\n", std::string(to_string(from)).c_str(),
+                std::string(to_string(to)).c_str(), *at);
+  else
+    std::printf("\nmodel crossover: none up to 1 GiB (%s throughout)\n", std::string(to_string(from)).c_str());
+  std::optional<std::size_t> measured_at;
+  for (const auto& [bytes, algorithm] : measured_best)
+    if (algorithm != measured_best.front().second) {
+      measured_at = bytes;
+      std::printf("measured crossover: %s -> %s between the sizes below %s and at it\n",
+                  std::string(to_string(measured_best.front().second)).c_str(), std::string(to_string(algorithm)).c_str(),
+                  format_bytes(bytes).c_str());
+      break;
+    }
+  if (!measured_at) std::printf("measured crossover: none among --sizes\n");
+
+  if (options.given("csv")) {
+    std::ofstream csv(options.value("csv"));
+    if (!csv) throw apps::UsageError("--csv: cannot write '" + options.value("csv") + "'");
+    csv << "bytes,algorithm,predicted_s,measured_s,relative_error\n";
+    for (const auto& r : rows)
+      csv << r.bytes << ',' << to_string(r.algorithm) << ',' << r.predicted << ',' << r.measured << ','
+          << (r.predicted - r.measured) / r.measured << '\n';
+  }
+  try {
+    model.save(options.value("output"));
+  } catch (const proxy::Error& e) {
+    throw apps::UsageError(std::string("--output: ") + e.what());
+  }
+  std::printf("wrote model to %s (use it with PROXY_COLLECTIVE_MODEL=%s)\n", options.value("output").c_str(),
+              options.value("output").c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return apps::run_guarded(kProgram, 0, [&] {
+    try {
+      return run(argc, argv);
+    } catch (const proxy::Error& e) {  // a bad model file or wait policy: user input too
+      throw apps::UsageError(e.what());
+    }
+  });
+}
