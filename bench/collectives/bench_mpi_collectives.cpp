@@ -1,0 +1,62 @@
+// MPI_Allreduce (double sum) and MPI_Bcast with one rank per core, OSU style, the baseline the team
+// collectives replace: warm-up, many iterations, MPI_Barrier before each outside the timed region, the
+// send buffer rewritten before each (dirty), and avg/min/max over ranks of each rank's mean time.
+// Usage: mpiexec -n <cores> build/bin/bench_mpi_collectives [max_bytes]   (CSV on stdout from rank 0)
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+int iterations_for(std::size_t bytes) {
+  return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / std::max<std::size_t>(bytes, 1), 10, 2000));
+}
+
+template <class Dirty, class Call>
+void run(const char* name, std::size_t bytes, int rank, int size, Dirty dirty, Call call) {
+  const int warmup = 3, iterations = iterations_for(bytes);
+  double total = 0;
+  for (int i = 0; i < warmup + iterations; ++i) {
+    dirty(i);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    call(i);
+    if (i >= warmup) total += MPI_Wtime() - start;
+  }
+  const double mean = total / iterations;
+  double sum = 0, lo = 0, hi = 0;
+  MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&mean, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&mean, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("%s,%zu,%d,%.3f,%.3f,%.3f\n", name, bytes, size, sum / size * 1e6, lo * 1e6, hi * 1e6);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const long long max_bytes = argc > 1 ? std::atoll(argv[1]) : (16LL << 20);
+  if (max_bytes < 8) {
+    if (rank == 0) std::fprintf(stderr, "bench_mpi_collectives: error: max_bytes must be at least 8, got '%s'\n", argv[1]);
+    MPI_Finalize();
+    return 1;
+  }
+  if (rank == 0) std::printf("collective,bytes,ranks,avg_us,min_us,max_us\n");
+  for (std::size_t bytes = 8; bytes <= std::size_t(max_bytes); bytes *= 8) {
+    const std::size_t count = bytes / sizeof(double);
+    std::vector<double> send(count), recv(count);
+    run("MPI_Allreduce", bytes, rank, size, [&](int i) { std::fill(send.begin(), send.end(), double(i + rank)); },
+        [&](int) { MPI_Allreduce(send.data(), recv.data(), int(count), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); });
+    std::vector<char> buffer(bytes, char(rank));
+    run("MPI_Bcast", bytes, rank, size, [&](int i) { std::fill(buffer.begin(), buffer.end(), char(i + rank)); },
+        [&](int) { MPI_Bcast(buffer.data(), int(bytes), MPI_BYTE, 0, MPI_COMM_WORLD); });
+  }
+  MPI_Finalize();
+  return 0;
+}

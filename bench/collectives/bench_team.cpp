@@ -1,0 +1,194 @@
+// Team collectives, OSU-style inside Google Benchmark: each benchmark runs one measurement of `kIterations`
+// collectives on p threads (warm-up first; a team barrier and every thread rewriting its own input before
+// each iteration, both outside the timed region, so inputs are dirty in the producer's cache and caches do
+// not flatter the result) and reports the mean over iterations of the average thread time as manual time,
+// with the average of the per-iteration min and max over threads as counters. Compared with an OpenMP
+// array reduction (reduction(+:a[:n])) timed the same way, and copy bandwidth (memcpy vs streaming).
+// Threads: BENCH_THREADS (default: the machine's cores). Wait policy: PROXY_WAIT_POLICY (default
+// spin-then-yield).
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "proxy/config.hpp"
+#include "proxy/copy.hpp"
+#include "proxy/team.hpp"
+#include "proxy/timer.hpp"
+#include "proxy/topology.hpp"
+
+namespace {
+
+const proxy::Topology& topology() {
+  static const proxy::Topology t;
+  return t;
+}
+
+int team_threads() {
+  if (const char* env = std::getenv("BENCH_THREADS")) return std::max(1, std::atoi(env));
+  return std::max(2, topology().cores());
+}
+
+proxy::TeamConfig team_config() {
+  proxy::TeamConfig config;
+  if (const char* policy = std::getenv("PROXY_WAIT_POLICY")) config.wait_policy = proxy::parse_wait_policy(policy);
+  config.last_level_cache_bytes = topology().last_level_cache_bytes();
+  if (const char* model = std::getenv("PROXY_COLLECTIVE_MODEL"); model && *model)
+    config.model = proxy::CollectiveModel::load(model);
+  return config;
+}
+
+int iterations_for(std::size_t bytes) {
+  return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / std::max<std::size_t>(bytes, 1), 10, 2000));
+}
+
+struct Stats {
+  double avg = 0, min = 0, max = 0;  // per iteration over threads, averaged over iterations
+};
+
+// Runs op(t, i) on p threads (thread t bound to core t), `warmup + iterations` times, dirty(t, i) and a
+// barrier before each outside the timing.
+template <class Op, class Dirty, class Barrier>
+Stats measure(int p, int iterations, Op op, Dirty dirty, Barrier barrier) {
+  const int warmup = 3, total = warmup + iterations;
+  std::vector<std::vector<double>> elapsed(p, std::vector<double>(total));
+  auto body = [&](int t) {
+    topology().bind_this_thread(t);
+    for (int i = 0; i < total; ++i) {
+      dirty(t, i);
+      barrier(t);
+      const double start = proxy::now_seconds();
+      op(t, i);
+      elapsed[t][i] = proxy::now_seconds() - start;
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < p; ++t) helpers.emplace_back(body, t);
+  body(0);
+  for (auto& h : helpers) h.join();
+  Stats s;
+  for (int i = warmup; i < total; ++i) {
+    double sum = 0, lo = 1e300, hi = 0;
+    for (int t = 0; t < p; ++t) sum += elapsed[t][i], lo = std::min(lo, elapsed[t][i]), hi = std::max(hi, elapsed[t][i]);
+    s.avg += sum / p, s.min += lo, s.max += hi;
+  }
+  s.avg /= iterations, s.min /= iterations, s.max /= iterations;
+  return s;
+}
+
+void report(benchmark::State& state, const Stats& s, std::size_t bytes) {
+  for (auto _ : state) state.SetIterationTime(s.avg);
+  state.counters["avg_us"] = s.avg * 1e6;
+  state.counters["min_us"] = s.min * 1e6;
+  state.counters["max_us"] = s.max * 1e6;
+  state.counters["bytes"] = double(bytes);
+  state.counters["threads"] = team_threads();
+}
+
+void TeamAllreduce(benchmark::State& state, proxy::AllreduceAlgorithm algorithm) {
+  const std::size_t bytes = state.range(0), count = bytes / sizeof(double);
+  const int p = team_threads();
+  proxy::Team team(p, team_config());
+  if (algorithm == proxy::AllreduceAlgorithm::automatic)
+    state.SetLabel("model picks " + std::string(to_string(team.choose_allreduce(bytes))));
+  std::vector<std::vector<double>> send(p, std::vector<double>(count)), recv = send;
+  const auto s = measure(
+      p, iterations_for(bytes),
+      [&](int t, int) { team.allreduce(t, send[t].data(), recv[t].data(), count, proxy::ReduceOp::sum, algorithm); },
+      [&](int t, int i) { std::fill(send[t].begin(), send[t].end(), double(i + t)); },
+      [&](int t) { team.barrier(t); });
+  report(state, s, bytes);
+}
+
+void TeamBroadcast(benchmark::State& state, proxy::BroadcastAlgorithm algorithm) {
+  const std::size_t bytes = state.range(0);
+  const int p = team_threads();
+  proxy::Team team(p, team_config());
+  std::vector<std::vector<char>> buffer(p, std::vector<char>(bytes));
+  const auto s = measure(
+      p, iterations_for(bytes), [&](int t, int) { team.broadcast(t, buffer[t].data(), bytes, 0, algorithm); },
+      [&](int t, int i) { std::fill(buffer[t].begin(), buffer[t].end(), char(i + t)); },
+      [&](int t) { team.barrier(t); });
+  report(state, s, bytes);
+}
+
+// reduction(+:out[:n]) over p threads' arrays: each thread adds its array into its private copy, the
+// runtime combines the copies. Timed per iteration around the parallel region (fork/join included, as a
+// user would see it); the input is rewritten outside the timed region.
+void OpenMPArrayReduction(benchmark::State& state) {
+  const std::size_t bytes = state.range(0), count = bytes / sizeof(double);
+  const int p = team_threads();
+  std::vector<std::vector<double>> in(p, std::vector<double>(count));
+  std::vector<double> out(count);
+  double* result = out.data();
+  const int iterations = iterations_for(bytes), warmup = 3;
+  double total = 0;
+  for (int i = 0; i < warmup + iterations; ++i) {
+#pragma omp parallel num_threads(p)
+    std::fill(in[omp_get_thread_num()].begin(), in[omp_get_thread_num()].end(), double(i));
+    std::fill(out.begin(), out.end(), 0.0);
+    const double start = proxy::now_seconds();
+#pragma omp parallel num_threads(p) reduction(+ : result[:count])
+    {
+      const double* mine = in[omp_get_thread_num()].data();
+      for (std::size_t k = 0; k < count; ++k) result[k] += mine[k];
+    }
+    if (i >= warmup) total += proxy::now_seconds() - start;
+  }
+  Stats s;
+  s.avg = s.min = s.max = total / iterations;  // one timer around the region: no per-thread spread
+  report(state, s, bytes);
+}
+
+void Copy(benchmark::State& state, proxy::CopyKind kind) {
+  const std::size_t bytes = state.range(0);
+  // Rotate through buffers totalling >= 256 MiB so that no copy finds its source in the cache.
+  const std::size_t buffers = std::max<std::size_t>(2, (std::size_t{256} << 20) / bytes);
+  std::vector<std::unique_ptr<char[]>> source(buffers), destination(buffers);
+  for (std::size_t b = 0; b < buffers; ++b) {
+    source[b] = std::make_unique<char[]>(bytes);
+    destination[b] = std::make_unique<char[]>(bytes);
+    std::fill_n(source[b].get(), bytes, char(b));
+    std::fill_n(destination[b].get(), bytes, char(0));
+  }
+  std::size_t next = 0;
+  for (auto _ : state) {
+    proxy::copy(destination[next].get(), source[next].get(), bytes, kind);
+    benchmark::ClobberMemory();
+    next = (next + 1) % buffers;
+  }
+  state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(bytes));
+  state.SetLabel(std::string(proxy::streaming_isa()));
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  for (std::size_t bytes = 8; bytes <= (std::size_t{16} << 20); bytes *= 8) b->Arg(static_cast<std::int64_t>(bytes));
+  b->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+}
+
+void copy_sizes(benchmark::internal::Benchmark* b) {
+  for (std::size_t bytes = 4 << 10; bytes <= (std::size_t{64} << 20); bytes *= 4) b->Arg(static_cast<std::int64_t>(bytes));
+  b->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(TeamAllreduce, tree_one_stage, proxy::AllreduceAlgorithm::tree_one_stage)->Apply(sizes);
+BENCHMARK_CAPTURE(TeamAllreduce, tree_two_stage, proxy::AllreduceAlgorithm::tree_two_stage)->Apply(sizes);
+BENCHMARK_CAPTURE(TeamAllreduce, dissemination, proxy::AllreduceAlgorithm::dissemination)->Apply(sizes);
+BENCHMARK_CAPTURE(TeamAllreduce, tiled_one_stage, proxy::AllreduceAlgorithm::tiled_one_stage)->Apply(sizes);
+BENCHMARK_CAPTURE(TeamAllreduce, tiled_two_stage, proxy::AllreduceAlgorithm::tiled_two_stage)->Apply(sizes);
+BENCHMARK_CAPTURE(TeamAllreduce, model_choice, proxy::AllreduceAlgorithm::automatic)->Apply(sizes);
+BENCHMARK_CAPTURE(TeamBroadcast, one_stage, proxy::BroadcastAlgorithm::one_stage)->Apply(sizes);
+BENCHMARK_CAPTURE(TeamBroadcast, two_stage, proxy::BroadcastAlgorithm::two_stage)->Apply(sizes);
+BENCHMARK_CAPTURE(TeamBroadcast, model_choice, proxy::BroadcastAlgorithm::automatic)->Apply(sizes);
+BENCHMARK(OpenMPArrayReduction)->Apply(sizes);
+BENCHMARK_CAPTURE(Copy, memcpy, proxy::CopyKind::memcpy)->Apply(copy_sizes);
+BENCHMARK_CAPTURE(Copy, streaming, proxy::CopyKind::streaming)->Apply(copy_sizes);
+
+BENCHMARK_MAIN();
