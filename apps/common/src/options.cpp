@@ -110,13 +110,14 @@ std::string Options::choice(std::string_view name, const std::vector<std::string
 std::string Options::help() const {
   std::ostringstream out;
   out << "usage: " << program_ << " [options]\n" << summary_ << "\n\noptions:\n";
+  const std::string help_left = "  -h, --help";
   std::vector<std::string> left;
-  std::size_t width = std::string("  -h, --help").size();
+  std::size_t width = help_left.size();
   for (const Spec& s : specs_) {
     left.push_back("  --" + s.name + (s.is_flag ? "" : " " + s.value_name));
     width = std::max(width, left.back().size());
   }
-  out << std::string("  -h, --help") << std::string(width - 11 + 2, ' ') << "print this help and exit\n";
+  out << help_left << std::string(width - help_left.size() + 2, ' ') << "print this help and exit\n";
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     const Spec& s = specs_[i];
     out << left[i] << std::string(width - left[i].size() + 2, ' ');
