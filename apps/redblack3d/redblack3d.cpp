@@ -147,8 +147,11 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
       std::cout << line.str() << std::flush;
     }
     if (settings.mode == redblack3d::Mode::proxy && any_shared) {
-      apps::warn(kProgram, env.rank(),
-                 "too few cores for a dedicated proxy core per rank: the proxy shares a core with compute work");
+      // proxy::Environment already printed its notice when rank 0 itself runs shared; say it only otherwise.
+      if (!mine.shared_proxy) {
+        apps::warn(kProgram, env.rank(),
+                   "too few cores for a dedicated proxy core on some ranks: their proxy shares a core with compute work");
+      }
     } else if (any_oversubscribed) {
       apps::warn(kProgram, env.rank(), "more threads or ranks than cores: running oversubscribed");
     }
