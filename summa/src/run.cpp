@@ -76,7 +76,6 @@ RunResult run(const proxy::Environment& env, const Problem& problem) {
   if (multi_tier) {
     placement = env.placement(problem.threads, problem.mode == Mode::proxy);
     result.threads_per_rank = placement->threads;
-    result.cores_per_rank = static_cast<int>(placement->cores.size());
     if (config.bind) env.bind_openmp_threads(*placement);
     int shared = placement->shared_proxy ? 1 : 0;
     int any_shared = 0;

@@ -23,7 +23,6 @@ struct RunResult {
   std::vector<Timings> repetitions; // the slowest rank's time, per repetition
   int panels = 0;                   // steps of the panel schedule
   int threads_per_rank = 1;         // compute threads per rank
-  int cores_per_rank = 1;           // cores of rank 0's placement (the p of the ideal-proxy model)
   bool shared_proxy = false;        // some rank's proxy shares a core with compute work
   std::string placement;            // rank 0's placement, one line (multi-tier modes)
   BroadcastCounts broadcasts;       // receivers of rank 0's row and column broadcasts on/off its node
