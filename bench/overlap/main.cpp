@@ -5,6 +5,7 @@
 //   proxy           the plan (or the broadcast closure) run by the proxy thread.
 // async-progress needs the variable at MPI_Init, so it runs in its own launch: bench/overlap/run-overlap
 // runs all three and bench/emulated-cluster does so over a bandwidth-limited TCP loopback.
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
@@ -15,6 +16,9 @@
 #include <vector>
 
 #include <mpi.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "apps/common.hpp"
 #include "compute_kernel.hpp"
@@ -53,6 +57,9 @@ apps::Options make_options() {
       .option("iters", "N", "timed iterations per phase", "40")
       .option("iters-large", "N", "timed iterations for steps moving 1 MiB or more", "10")
       .option("warmup", "N", "untimed iterations first", "3")
+      .option("proxy-nice", "N",
+              "proxy mode: set the proxy thread's nice value (-20..19; negative needs root). On cores shared "
+              "with compute threads a higher priority lets the proxy preempt a compute phase", "0")
       .option("label", "TEXT", "transport label written to every record (e.g. shm, tcp-tbf-1gbit)", "shm")
       .option("output", "FILE", "append one record per measurement: .csv, or .json/.jsonl (JSON Lines)")
       .epilog(
@@ -76,6 +83,7 @@ struct Settings {
   int iterations = 40;
   int iterations_large = 10;
   int warmup = 3;
+  int proxy_nice = 0;
   std::string label;
   std::string output;
 };
@@ -113,6 +121,7 @@ Settings validate(const apps::Options& options, int ranks) {
   s.iterations = static_cast<int>(options.integer("iters", 1, 1 << 20));
   s.iterations_large = static_cast<int>(options.integer("iters-large", 1, 1 << 20));
   s.warmup = static_cast<int>(options.integer("warmup", 0, 1 << 20));
+  s.proxy_nice = static_cast<int>(options.integer("proxy-nice", -20, 19));
   s.label = options.value("label");
   if (options.has("output")) {
     s.output = options.value("output");
@@ -207,7 +216,15 @@ void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cas
   if (mode == "proxy") {
     proxy::ProxyThread proxy(MPI_COMM_WORLD);  // from here until it is destroyed only it calls MPI
     overlap::RankSync sync(proxy.comm(), &proxy);
-    const std::string policy(proxy::to_string(proxy.config().wait_policy));
+    std::string policy(proxy::to_string(proxy.config().wait_policy));
+    if (s.proxy_nice != 0) {
+      // Runs on the proxy thread: on Linux, setpriority(PRIO_PROCESS, tid) renices that one thread.
+      const int error = proxy.call([&] {
+        return setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), s.proxy_nice) == 0 ? 0 : errno;
+      });
+      if (error != 0) throw proxy::Error("--proxy-nice " + std::to_string(s.proxy_nice) + ": " + std::strerror(error));
+      policy += ", nice " + std::to_string(s.proxy_nice);
+    }
     for (auto& c : cases) {
       auto exchange = c.pattern->make_proxy(proxy);
       const auto result = overlap::measure(*exchange, sync, kernel, iterations_for(c), s.warmup);
