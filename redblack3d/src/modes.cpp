@@ -145,7 +145,7 @@ Timings run_proxy(Block& block, proxy::ProxyThread& proxy, const proxy::Plan& pl
     bool stop = false;  // this thread's copy of `failed`, taken right after the barrier that publishes it
     for (int it = 0; it < iterations && !stop; ++it) {
       for (Colour colour : kColours) {
-        double relax_start = 0.0;
+        double relax_start = 0.0, wait_end = 0.0;  // master's
 #pragma omp master
         {
           const double start = proxy::now_seconds();
@@ -168,19 +168,21 @@ Timings run_proxy(Block& block, proxy::ProxyThread& proxy, const proxy::Plan& pl
           } catch (...) {
             failure = std::current_exception();
           }
-          const double waited = proxy::now_seconds() - wait_start;
-          t.comm_s += waited;
-          t.wait_s += waited;
+          wait_end = proxy::now_seconds();
+          t.comm_s += wait_end - wait_start;
+          t.wait_s += wait_end - wait_start;
           failed = failure != nullptr;
         }
 #pragma omp barrier
         stop = failed;  // read between two barriers, so every thread sees the same value and all leave together
         if (stop) break;
-        const double annulus_start = proxy::now_seconds();
         for (const Box& box : split.annulus) relax(block.u, block.f, block.stencil, colour, offset, box);
 #pragma omp barrier
 #pragma omp master
-        t.compute_s += proxy::now_seconds() - annulus_start;
+        {
+          // From the ticket to the barrier the master waited for the team's inner relax: compute imbalance.
+          t.compute_s += proxy::now_seconds() - wait_end;
+        }
       }
     }
   }
