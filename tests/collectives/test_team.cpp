@@ -13,6 +13,7 @@
 
 #include "proxy/error.hpp"
 #include "proxy/team.hpp"
+#include "proxy/topology.hpp"
 #include "team_test_support.hpp"
 
 namespace {
@@ -242,6 +243,21 @@ TEST(TeamCollectives, BackToBackMixedCallsKeepEpochsApart) {
     }
   });
   EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(TeamHierarchy, LevelsFromHwlocBuildAWorkingTeam) {
+  const Topology topology;
+  const int p = 4;  // oversubscribed here: thread t on core t mod cores
+  std::vector<int> cores(p);
+  for (int t = 0; t < p; ++t) cores[t] = t % topology.cores();
+  const auto levels = team_levels(topology, cores);
+  ASSERT_EQ(levels.size(), 2u);
+  for (const auto& level : levels) ASSERT_EQ(level.size(), std::size_t(p));
+  Team team(p, test_config(levels));
+  EXPECT_EQ(team.shape().threads, p);
+  EXPECT_GE(team.shape().sockets, 1);
+  for (auto algorithm : allreduce_algorithms())
+    check_allreduce(team, algorithm, Reduction::builtin(DataType::int64, ReduceOp::sum), 4099, false);
 }
 
 TEST(TeamErrors, BadArgumentsAreNamed) {
