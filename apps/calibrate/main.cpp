@@ -138,11 +138,17 @@ int run(int argc, char** argv) {
   if (const char* policy = std::getenv("PROXY_WAIT_POLICY")) config.wait_policy = proxy::parse_wait_policy(policy);
   config.last_level_cache_bytes = topology.last_level_cache_bytes();
   const proxy::Topology* bind = options.flag_set("no-bind") ? nullptr : &topology;
+  // Thread t runs on core t (mod cores): its trees and two-stage broadcast follow hwloc's hierarchy.
+  std::vector<int> cores(threads);
+  for (int t = 0; t < threads; ++t) cores[t] = t % std::max(1, topology.cores());
+  proxy::TeamConfig pair_config = config;
+  pair_config.levels = proxy::team_levels(topology, {cores[0], cores[1 % threads]});
+  config.levels = proxy::team_levels(topology, cores);
   std::printf("calibrate: %d threads on %s%s\n", threads, topology.describe().c_str(),
               threads > topology.cores() ? " (oversubscribed)" : "");
 
   // 1. Parameters: a 2-thread tree reduce is exactly one remote combine, a + b m.
-  proxy::Team pair(2, config);
+  proxy::Team pair(2, pair_config);
   calibrate::Bench pair_bench{&pair, bind, 3, 0};
   const auto time_pair = [&](std::size_t bytes) {
     pair_bench.iterations = calibrate::iterations_for(bytes, iterations);

@@ -38,6 +38,9 @@ proxy::TeamConfig team_config() {
   proxy::TeamConfig config;
   if (const char* policy = std::getenv("PROXY_WAIT_POLICY")) config.wait_policy = proxy::parse_wait_policy(policy);
   config.last_level_cache_bytes = topology().last_level_cache_bytes();
+  std::vector<int> cores(team_threads());  // thread t on core t (mod cores), as measure() binds them
+  for (std::size_t t = 0; t < cores.size(); ++t) cores[t] = int(t) % std::max(1, topology().cores());
+  config.levels = proxy::team_levels(topology(), cores);
   if (const char* model = std::getenv("PROXY_COLLECTIVE_MODEL"); model && *model)
     config.model = proxy::CollectiveModel::load(model);
   return config;
