@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
                              placement.describe().c_str());
   double max_diff = 0.0;
   {
-    proxy::ProxyThread proxy(MPI_COMM_WORLD, proxy::Config::from_env(), placement.proxy_core);
+    proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
     env.bind_openmp_threads(placement);
     const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     // One plan per buffer: a plan names fixed memory, so double buffering means two plans.

@@ -56,7 +56,7 @@ void BM_Proxy(benchmark::State& state) {
   std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
   const proxy::Placement placement = environment->placement(1, true);
   environment->topology().bind_this_thread(placement.compute_cores.front());
-  proxy::ProxyThread proxy(MPI_COMM_WORLD, proxy::Config::from_env(), placement.proxy_core);
+  proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
   proxy::PlanSpec spec("halo");
   spec.recv(peer(), 0, in.data(), bytes, MPI_BYTE).send(peer(), 0, out.data(), bytes, MPI_BYTE);
   proxy::Plan plan = proxy.commit(spec);

@@ -209,12 +209,17 @@ void report(const Settings& s, const std::string& mode, const Case& c, const ove
 }
 
 void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cases, overlap::ComputeKernel& kernel,
-              int rank, int ranks) {
+              const proxy::Environment& environment) {
+  const int rank = environment.rank(), ranks = environment.size();
   auto iterations_for = [&](const Case& c) {
     return c.pattern->bytes() >= kLargeStep ? s.iterations_large : s.iterations;
   };
   if (mode == "proxy") {
-    proxy::ProxyThread proxy(MPI_COMM_WORLD);  // from here until it is destroyed only it calls MPI
+    // The compute thread (this one) and the proxy where the placement puts them; from here until the proxy is
+    // destroyed only it calls MPI.
+    const proxy::Placement placement = environment.placement(1, true);
+    environment.topology().bind_this_thread(placement.compute_cores.front());
+    proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
     overlap::RankSync sync(proxy.comm(), &proxy);
     std::string policy(proxy::to_string(proxy.config().wait_policy));
     if (s.proxy_nice != 0) {
@@ -256,7 +261,7 @@ int run(proxy::Environment& environment, int argc, char** argv) {
               << " M units/s\n";
     print_header();
   }
-  for (const auto& mode : settings.modes) run_mode(settings, mode, cases, kernel, environment.rank(), environment.size());
+  for (const auto& mode : settings.modes) run_mode(settings, mode, cases, kernel, environment);
   return 0;
 }
 

@@ -191,9 +191,12 @@ ProxyThread::ProxyThread(MPI_Comm comm, Config config, int core) : config_(std::
       }
       ++idle_rounds;
       if (!s.active.empty()) {
-        if (config_.wait_policy == WaitPolicy::spin || idle_rounds < static_cast<std::uint64_t>(config_.spin_count)) {
+        // Yields before `block` starts sleeping between polls: enough to cover a typical exchange.
+        constexpr std::uint64_t kYieldsBeforeSleep = 2000;
+        const auto spins = static_cast<std::uint64_t>(config_.spin_count);
+        if (config_.wait_policy == WaitPolicy::spin || idle_rounds < spins) {
           cpu_relax();
-        } else if (config_.wait_policy == WaitPolicy::block && idle_rounds > 20u * static_cast<std::uint64_t>(config_.spin_count)) {
+        } else if (config_.wait_policy == WaitPolicy::block && idle_rounds > spins + kYieldsBeforeSleep) {
           std::this_thread::sleep_for(std::chrono::microseconds(20));
         } else {
           std::this_thread::yield();
@@ -212,6 +215,16 @@ ProxyThread::ProxyThread(MPI_Comm comm, Config config, int core) : config_(std::
     for (auto& plan : s.plans) static_cast<PlanOperation&>(*plan).release();
   });
 }
+
+namespace {
+Config for_placement(Config defaults, const Placement& placement) {
+  if (placement.shared_proxy) defaults.spin_count = 0;
+  return Config::from_env(defaults);
+}
+}  // namespace
+
+ProxyThread::ProxyThread(MPI_Comm comm, const Placement& placement, Config defaults)
+    : ProxyThread(comm, for_placement(std::move(defaults), placement), placement.proxy_core) {}
 
 ProxyThread::~ProxyThread() {
   if (impl_ && impl_->thread.joinable()) {

@@ -96,7 +96,7 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   // thread stopped; the Halo's datatypes outlive both.
   std::optional<proxy::Plan> plan;
   {
-    proxy::ProxyThread proxy(env.world(), proxy::Config::from_env(), placement.proxy_core);
+    proxy::ProxyThread proxy(env.world(), placement);
     Timings timings;
     try {
       plan = proxy.commit(halo.plan(block.u, "redblack3d halo"));

@@ -85,7 +85,7 @@ RunResult run(const proxy::Environment& env, const Problem& problem) {
   }
 
   std::optional<proxy::ProxyThread> proxy_thread;
-  if (problem.mode == Mode::proxy) proxy_thread.emplace(world, config, placement->proxy_core);
+  if (problem.mode == Mode::proxy) proxy_thread.emplace(world, *placement);
   proxy::ProxyThread* proxy = proxy_thread ? &*proxy_thread : nullptr;
 
   for (int rep = 0; rep < problem.reps; ++rep) {
