@@ -74,6 +74,18 @@ class NodeCollectives::SlotOperation final : public Operation {
     int root = 0;
     bool is_root = false;
   };
+  // The work of one request: its geometry from the request, the MPI specifics filled in by the caller.
+  static Work work_for(const NodeRequest& request, char* buffer) noexcept {
+    Work work;
+    work.what = request.kind;
+    work.buffer = buffer;
+    work.count = request.count;
+    work.element_size = request.element_size;
+    work.segment_elements = request.segment_elements;
+    work.segments = request.segments;
+    work.base = request.base;
+    return work;
+  }
   void prepare(const Work& work) noexcept { work_ = work; }
 
   void start(std::uint64_t epoch) override {
@@ -249,29 +261,13 @@ NodeRequest NodeCollectives::allreduce(int thread, const void* send, void* recv,
   request.team_root = 0;
   auto& slot = slots_[request.slot];
   if (thread == 0) {
-    SlotOperation::Work work;
-    work.what = NodeCollectiveKind::allreduce;
-    work.buffer = static_cast<char*>(recv);
-    work.count = count;
-    work.element_size = request.element_size;
-    work.segment_elements = request.segment_elements;
-    work.segments = request.segments;
-    work.base = request.base;
+    auto work = SlotOperation::work_for(request, static_cast<char*>(recv));
     work.type = mpi_type(reduction.type);
     work.op = mpi_op(reduction.op);
     slot->prepare(work);
     proxy_.post(slot);
   }
-  // Phase 1 per segment: team reduce into thread 0's recv, then hand it to the proxy (pipelined: the proxy
-  // starts segment k across ranks while the team reduces k + 1).
-  for (std::size_t k = 0; k < request.segments; ++k) {
-    const std::size_t offset = k * request.segment_elements;
-    const std::size_t n = std::min(request.segment_elements, count - offset);
-    const std::size_t byte_offset = offset * request.element_size;
-    team_.reduce(thread, static_cast<const char*>(send) + byte_offset, static_cast<char*>(recv) + byte_offset, n,
-                 reduction, 0);
-    if (thread == 0) slot->ready.store(request.base + k + 1, std::memory_order_release);
-  }
+  reduce_segments(thread, request, send, static_cast<char*>(recv), reduction, 0);
   return request;
 }
 
@@ -298,14 +294,7 @@ NodeRequest NodeCollectives::reduce(int thread, const void* send, void* recv, st
     auto& staging = staging_[request.slot];
     if (!root_here && staging.size() < count * request.element_size) staging.resize(count * request.element_size);
     target = root_here ? static_cast<char*>(recv) : staging.data();
-    SlotOperation::Work work;
-    work.what = NodeCollectiveKind::reduce;
-    work.buffer = target;
-    work.count = count;
-    work.element_size = request.element_size;
-    work.segment_elements = request.segment_elements;
-    work.segments = request.segments;
-    work.base = request.base;
+    auto work = SlotOperation::work_for(request, target);
     work.type = mpi_type(reduction.type);
     work.op = mpi_op(reduction.op);
     work.root = root_rank;
@@ -313,15 +302,23 @@ NodeRequest NodeCollectives::reduce(int thread, const void* send, void* recv, st
     slot->prepare(work);
     proxy_.post(slot);
   }
+  reduce_segments(thread, request, send, target, reduction, leader);
+  return request;
+}
+
+// Phase 1 per segment: team reduce into the leader's target, then the leader hands the segment to the
+// proxy (pipelined: the proxy starts segment k across ranks while the team reduces k + 1).
+void NodeCollectives::reduce_segments(int thread, const NodeRequest& request, const void* send, char* target,
+                                      const Reduction& reduction, int leader) {
+  auto& slot = slots_[request.slot];
   for (std::size_t k = 0; k < request.segments; ++k) {
     const std::size_t offset = k * request.segment_elements;
-    const std::size_t n = std::min(request.segment_elements, count - offset);
+    const std::size_t n = std::min(request.segment_elements, request.count - offset);
     const std::size_t byte_offset = offset * request.element_size;
     team_.reduce(thread, static_cast<const char*>(send) + byte_offset, target ? target + byte_offset : nullptr, n,
                  reduction, leader);
     if (thread == leader) slot->ready.store(request.base + k + 1, std::memory_order_release);
   }
-  return request;
 }
 
 NodeRequest NodeCollectives::broadcast(int thread, void* buffer, std::size_t bytes, int root_rank, int root_thread) {
@@ -339,14 +336,7 @@ NodeRequest NodeCollectives::broadcast(int thread, void* buffer, std::size_t byt
   request.team_root = leader;
   if (thread == leader) {
     auto& slot = slots_[request.slot];
-    SlotOperation::Work work;
-    work.what = NodeCollectiveKind::broadcast;
-    work.buffer = static_cast<char*>(buffer);
-    work.count = bytes;
-    work.element_size = 1;
-    work.segment_elements = request.segment_elements;
-    work.segments = request.segments;
-    work.base = request.base;
+    auto work = SlotOperation::work_for(request, static_cast<char*>(buffer));
     work.root = root_rank;
     work.is_root = root_here;
     slot->prepare(work);
@@ -361,11 +351,7 @@ NodeRequest NodeCollectives::barrier(int thread) {
   team_.barrier(thread);  // every thread of this rank has arrived ...
   if (thread == 0) {      // ... so thread 0 tells the other ranks
     auto& slot = slots_[request.slot];
-    SlotOperation::Work work;
-    work.what = NodeCollectiveKind::barrier;
-    work.segments = 1;
-    work.base = request.base;
-    slot->prepare(work);
+    slot->prepare(SlotOperation::work_for(request, nullptr));
     slot->ready.store(request.base + 1, std::memory_order_release);
     proxy_.post(slot);
   }

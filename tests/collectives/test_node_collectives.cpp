@@ -17,6 +17,7 @@
 #include "proxy/proxy_thread.hpp"
 #include "proxy/team.hpp"
 #include "team_test_support.hpp"
+#include "mpi_test_util.hpp"
 
 namespace {
 
@@ -57,16 +58,8 @@ struct Node {
   NodeCollectives collectives;
 };
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using proxy::test_util::world_rank;
+using proxy::test_util::world_size;
 
 class NodeAllreduce : public ::testing::TestWithParam<int> {};
 

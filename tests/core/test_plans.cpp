@@ -9,19 +9,12 @@
 #include <vector>
 
 #include "proxy/proxy.hpp"
+#include "mpi_test_util.hpp"
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using proxy::test_util::world_rank;
+using proxy::test_util::world_size;
 
 // A block of nx*ny*nz cells with one ghost layer, over a periodic px*py*pz process grid. Cell values
 // encode the epoch and the global coordinates, so a ghost cell's expected value is known exactly.

@@ -16,6 +16,7 @@
 #include "proxy/proxy_thread.hpp"
 #include "redblack3d/decomposition.hpp"
 #include "redblack3d/halo.hpp"
+#include "mpi_test_util.hpp"
 
 namespace redblack3d {
 namespace {
@@ -65,16 +66,8 @@ std::vector<Extent> geometries(int ranks) {
   return {{ranks, 1, 1}};
 }
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using proxy::test_util::world_rank;
+using proxy::test_util::world_size;
 
 const Extent kGlobal{9, 8, 10};
 
@@ -147,16 +140,3 @@ TEST(HaloMpi, UnansweredPlanTimesOutNamingThePlan) {
 }  // namespace
 }  // namespace redblack3d
 
-int main(int argc, char** argv) {
-  proxy::Environment env(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  // Only rank 0 prints the results; every rank's failures still fail its exit code.
-  if (env.rank() != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  const int failed = RUN_ALL_TESTS();
-  int any = failed;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return any;
-}

@@ -88,6 +88,8 @@ class NodeCollectives {
   struct PerThread;
   NodeRequest begin(int thread, NodeCollectiveKind kind, std::size_t count, std::size_t element_size);
   void await_segment(const NodeRequest& request, std::size_t segment) const;
+  void reduce_segments(int thread, const NodeRequest& request, const void* send, char* target,
+                       const Reduction& reduction, int leader);
 
   ProxyThread& proxy_;
   Team& team_;

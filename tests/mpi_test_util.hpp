@@ -1,0 +1,20 @@
+// Helpers for multi-rank tests (linked through proxy_mpi_gtest_main).
+#pragma once
+
+#include <mpi.h>
+
+namespace proxy::test_util {
+
+inline int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+inline int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+}  // namespace proxy::test_util
