@@ -18,6 +18,7 @@
 #include <string>
 
 #include "proxy/error.hpp"
+#include "proxy/topology.hpp"
 #include "proxy/wait_policy.hpp"
 
 namespace proxy {
@@ -66,6 +67,16 @@ TeamConfig TeamConfig::from(const Config& config) {
   team.spin_count = config.spin_count;
   team.wait_timeout = config.wait_timeout;
   team.model = CollectiveModel::from_env();
+  return team;
+}
+
+TeamConfig TeamConfig::from(const Config& config, const Topology& topology, const Placement& placement) {
+  TeamConfig team = from(config);
+  std::vector<int> thread_cores;
+  for (int t = 0; t < placement.threads && !placement.compute_cores.empty(); ++t)
+    thread_cores.push_back(placement.compute_cores[static_cast<std::size_t>(t) % placement.compute_cores.size()]);
+  if (!thread_cores.empty()) team.levels = team_levels(topology, thread_cores);
+  if (const std::size_t llc = topology.last_level_cache_bytes(); llc > 0) team.last_level_cache_bytes = llc;
   return team;
 }
 

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "proxy/error.hpp"
+#include "proxy/placement.hpp"
 #include "proxy/team.hpp"
+#include "proxy/topology.hpp"
 #include "proxy/topology.hpp"
 #include "team_test_support.hpp"
 
@@ -258,6 +260,20 @@ TEST(TeamHierarchy, LevelsFromHwlocBuildAWorkingTeam) {
   EXPECT_GE(team.shape().sockets, 1);
   for (auto algorithm : allreduce_algorithms())
     check_allreduce(team, algorithm, Reduction::builtin(DataType::int64, ReduceOp::sum), 4099, false);
+}
+
+TEST(TeamHierarchy, ConfigFromPlacementFollowsTheComputeCores) {
+  const Topology topology;
+  // 3 compute threads over a 4-core slice whose last core is the proxy's: threads on cores 0, 1, 2.
+  const Placement placement = compute_placement({4, 1, 0, 3, true});
+  const TeamConfig config = TeamConfig::from(Config{}, topology, placement);
+  ASSERT_EQ(config.levels, team_levels(topology, {0, 1, 2}));
+  for (const auto& level : config.levels) EXPECT_EQ(level.size(), 3u);
+  if (topology.last_level_cache_bytes() > 0)
+    EXPECT_EQ(config.last_level_cache_bytes, topology.last_level_cache_bytes());
+  Team team(3, config);
+  check_allreduce(team, AllreduceAlgorithm::tree_two_stage, Reduction::builtin(DataType::int64, ReduceOp::sum), 777,
+                  false);
 }
 
 TEST(TeamErrors, BadArgumentsAreNamed) {

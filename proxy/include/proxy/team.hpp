@@ -19,6 +19,7 @@
 #include "proxy/collective_model.hpp"
 #include "proxy/config.hpp"
 #include "proxy/copy.hpp"
+#include "proxy/placement.hpp"
 #include "proxy/reduction.hpp"
 
 namespace proxy {
@@ -43,6 +44,10 @@ struct TeamConfig {
 
   // Policy, spin count and timeout from a proxy Config, the model from PROXY_COLLECTIVE_MODEL.
   static TeamConfig from(const Config& config);
+  // The same, plus the hardware: levels from hwloc for a team whose thread t runs on
+  // placement.compute_cores[t % size] (as Environment::bind_openmp_threads binds them), and the
+  // last-level cache size for strip mining.
+  static TeamConfig from(const Config& config, const Topology& topology, const Placement& placement);
 };
 
 // levels for TeamConfig from hwloc: thread t runs on logical core thread_cores[t]; level 0 groups cores
