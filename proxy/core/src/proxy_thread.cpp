@@ -10,10 +10,10 @@
 
 #include "plan_operation.hpp"
 #include "proxy/error.hpp"
-#include "proxy/queue.hpp"
-#include "proxy/timer.hpp"
+#include "proxy/detail/queue.hpp"
+#include "proxy/detail/timer.hpp"
 #include "proxy/topology.hpp"
-#include "proxy/wait_policy.hpp"
+#include "proxy/detail/notifier.hpp"
 
 namespace proxy {
 
