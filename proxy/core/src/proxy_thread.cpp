@@ -1,30 +1,24 @@
-// ProxyThread: the progress loop (drain the queue, start work, progress the active set, publish
-// completions, idle per the wait policy) and the compute-side start/test/wait.
+// ProxyThread: set-up and shutdown, and the compute side (commit, start, post, submit, test, wait). The
+// proxy thread itself runs ProgressLoop (progress_loop.cpp).
 #include "proxy/proxy_thread.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <atomic>
 #include <mutex>
 #include <thread>
 
+#include "closure_operation.hpp"
 #include "plan_operation.hpp"
+#include "plan_registry.hpp"
+#include "progress_loop.hpp"
 #include "proxy/error.hpp"
-#include "proxy/detail/queue.hpp"
-#include "proxy/detail/timer.hpp"
 #include "proxy/topology.hpp"
-#include "proxy/detail/notifier.hpp"
 
 namespace proxy {
 
 namespace {
-
-struct Command {
-  enum class Kind : std::uint8_t { start, stop };
-  Kind kind = Kind::start;
-  Operation* operation = nullptr;  // kept alive by Operation::keep_alive_ until the proxy takes it
-  std::uint64_t epoch = 0;
-};
 
 std::string seconds_text(std::chrono::milliseconds ms) {
   char text[32];
@@ -32,36 +26,35 @@ std::string seconds_text(std::chrono::milliseconds ms) {
   return text;
 }
 
+// One ProxyThread per process at a time: two would be two threads calling MPI under SERIALIZED.
+std::atomic<bool> a_proxy_is_alive{false};
+std::atomic<std::uint64_t> last_proxy_id{0};
+
 }  // namespace
 
 struct ProxyThread::Impl {
-  explicit Impl(std::size_t capacity) : queue(capacity) {}
+  explicit Impl(std::size_t capacity) : channel(capacity) {}
 
-  MpscQueue<Command> queue;
-  Notifier wakeup;       // producers -> idle proxy
-  Notifier completions;  // proxy -> waiting compute threads
-  Notifier space;        // proxy -> producers held back by a full queue
-  std::atomic<bool> stop_requested{false};
-  std::atomic<int> bound_core{-1};
+  std::uint64_t id = 0;  // told apart from earlier ProxyThreads at the same address
+  ProxyChannel channel;
+  std::shared_ptr<PlanRegistry> plans;  // shared with the Plan handles, which may outlive the proxy
   std::thread thread;
-
-  // Proxy thread only.
-  std::vector<std::shared_ptr<Operation>> active;
-  bool stopping = false;
-  Notifier::Clock::time_point drain_deadline;
-
-  // Committed plans, for statistics and for release at shutdown.
-  mutable std::mutex plans_mutex;
-  std::vector<std::shared_ptr<Operation>> plans;
-
-  // Statistics written by the proxy, read by statistics().
-  double started_at = now_seconds();
-  std::atomic<double> busy_seconds{0.0};
-  std::atomic<std::uint64_t> commands{0};
-  std::atomic<std::size_t> queue_high_water{0};
 };
 
 ProxyThread::ProxyThread(MPI_Comm comm, Config config, int core) : config_(std::move(config)) {
+  if (a_proxy_is_alive.exchange(true))
+    throw Error("ProxyThread: another ProxyThread is alive in this process; only one thread may call MPI "
+                "(MPI_THREAD_SERIALIZED): destroy the first before creating the next");
+  try {
+    construct(comm, core);
+  } catch (...) {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    a_proxy_is_alive.store(false);
+    throw;
+  }
+}
+
+void ProxyThread::construct(MPI_Comm comm, int core) {
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   if (provided < MPI_THREAD_SERIALIZED)
@@ -76,143 +69,24 @@ ProxyThread::ProxyThread(MPI_Comm comm, Config config, int core) : config_(std::
   if (found && tag_ub != nullptr) tag_upper_bound_ = *tag_ub;
 
   impl_ = std::make_unique<Impl>(config_.queue_capacity);
+  impl_->id = ++last_proxy_id;
+  ProxyChannel* channel = &impl_->channel;
+  const std::chrono::milliseconds timeout = config_.wait_timeout;
+  impl_->plans = std::make_shared<PlanRegistry>([channel, timeout](std::shared_ptr<PlanOperation> plan) {
+    Command command;
+    command.kind = Command::Kind::release;
+    command.plan = plan.get();
+    command.operation = std::move(plan);
+    while (!channel->queue.try_push(std::move(command))) std::this_thread::yield();  // the proxy drains
+    channel->wakeup.notify_all();
+  });
+
   const int target_core = core >= 0 ? core : config_.proxy_core;
   std::shared_ptr<Topology> topology;
   if (config_.bind && target_core >= 0) topology = std::make_shared<Topology>();
-
   impl_->thread = std::thread([this, topology, target_core] {
-    if (topology && topology->bind_this_thread(target_core)) impl_->bound_core.store(target_core);
-    Impl& s = *impl_;
-    Command command;
-    std::uint64_t idle_rounds = 0;
-    double busy_since = -1.0;
-
-    auto complete = [&](Operation& op) {
-      const double elapsed = now_seconds() - op.start_time_;
-      op.stat_epochs_.store(op.stat_epochs_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      op.stat_total_seconds_.store(op.stat_total_seconds_.load(std::memory_order_relaxed) + elapsed,
-                                   std::memory_order_relaxed);
-      if (elapsed > op.stat_max_seconds_.load(std::memory_order_relaxed))
-        op.stat_max_seconds_.store(elapsed, std::memory_order_relaxed);
-      op.completed_.store(op.running_epoch_, std::memory_order_release);
-      s.completions.notify_all();
-    };
-    auto fail = [&](Operation& op, std::exception_ptr error) {
-      if (!op.error_) {
-        try {
-          std::rethrow_exception(error);
-        } catch (const CommError&) {
-          op.error_ = error;
-        } catch (const std::exception& e) {
-          op.error_ = std::make_exception_ptr(CommError(op.label(), -1, op.running_epoch_, e.what()));
-        } catch (...) {
-          op.error_ = std::make_exception_ptr(CommError(op.label(), -1, op.running_epoch_, "unknown exception"));
-        }
-      }
-      complete(op);
-    };
-
-    for (;;) {
-      // 1. Drain the queue: start what was asked for.
-      std::size_t drained = 0;
-      const std::size_t waiting = s.queue.size_approx();
-      if (waiting > s.queue_high_water.load(std::memory_order_relaxed))
-        s.queue_high_water.store(waiting, std::memory_order_relaxed);
-      while (s.queue.try_pop(command)) {
-        ++drained;
-        if (command.kind == Command::Kind::stop) {
-          s.stopping = true;
-          s.drain_deadline = Notifier::Clock::now() + config_.wait_timeout;
-          continue;
-        }
-        Operation& op = *command.operation;
-        std::shared_ptr<Operation> keep = std::move(op.keep_alive_);
-        op.running_epoch_ = command.epoch;
-        op.start_time_ = now_seconds();
-        try {
-          op.start(command.epoch);
-          s.active.push_back(std::move(keep));
-        } catch (...) {
-          fail(op, std::current_exception());
-        }
-      }
-      if (drained > 0) {
-        s.commands.fetch_add(drained, std::memory_order_relaxed);
-        s.space.notify_all();
-      }
-
-      // 2. Progress the active set; completed operations leave it (swap with the last).
-      for (std::size_t i = 0; i < s.active.size();) {
-        Operation& op = *s.active[i];
-        bool done = false;
-        try {
-          done = op.progress();
-          if (done) complete(op);
-        } catch (...) {
-          fail(op, std::current_exception());
-          done = true;
-        }
-        if (done) {
-          s.active[i] = std::move(s.active.back());
-          s.active.pop_back();
-        } else {
-          ++i;
-        }
-      }
-
-      // Busy time: from the first command or active operation until the loop is idle again.
-      const bool busy = drained > 0 || !s.active.empty();
-      if (busy && busy_since < 0) busy_since = now_seconds();
-      if (!busy && busy_since >= 0) {
-        s.busy_seconds.store(s.busy_seconds.load(std::memory_order_relaxed) + now_seconds() - busy_since,
-                             std::memory_order_relaxed);
-        busy_since = -1.0;
-      }
-
-      // 3. Shutdown: drained, or out of patience (cancel what is left and tell its waiters).
-      if (s.stopping) {
-        if (s.active.empty() && s.queue.size_approx() == 0) break;
-        if (Notifier::Clock::now() >= s.drain_deadline) {
-          for (auto& op : s.active) {
-            op->cancel();
-            fail(*op, std::make_exception_ptr(CommError(op->label(), op->outstanding_peer(), op->running_epoch_,
-                                                        "cancelled at proxy shutdown; outstanding: " +
-                                                            op->describe_outstanding())));
-          }
-          s.active.clear();
-          break;
-        }
-      }
-
-      // 4. Idle per the wait policy. With work in flight MPI needs polling, so even `block` only yields.
-      if (drained > 0) {
-        idle_rounds = 0;
-        continue;
-      }
-      ++idle_rounds;
-      if (!s.active.empty()) {
-        // Yields before `block` starts sleeping between polls: enough to cover a typical exchange.
-        constexpr std::uint64_t kYieldsBeforeSleep = 2000;
-        const auto spins = static_cast<std::uint64_t>(config_.spin_count);
-        if (config_.wait_policy == WaitPolicy::spin || idle_rounds < spins) {
-          cpu_relax();
-        } else if (config_.wait_policy == WaitPolicy::block && idle_rounds > spins + kYieldsBeforeSleep) {
-          std::this_thread::sleep_for(std::chrono::microseconds(20));
-        } else {
-          std::this_thread::yield();
-        }
-      } else {
-        s.wakeup.wait([&] { return s.queue.size_approx() > 0 || s.stop_requested.load(std::memory_order_acquire); },
-                      config_.wait_policy, Notifier::Clock::now() + std::chrono::milliseconds(50), config_.spin_count);
-      }
-    }
-
-    if (busy_since >= 0)
-      s.busy_seconds.store(s.busy_seconds.load(std::memory_order_relaxed) + now_seconds() - busy_since,
-                           std::memory_order_relaxed);
-    // Free the persistent requests here: only this thread may call MPI until the join.
-    std::lock_guard<std::mutex> lock(s.plans_mutex);
-    for (auto& plan : s.plans) static_cast<PlanOperation&>(*plan).release();
+    if (topology && topology->bind_this_thread(target_core)) impl_->channel.bound_core.store(target_core);
+    ProgressLoop(impl_->channel, *impl_->plans, config_).run();
   });
 }
 
@@ -228,45 +102,50 @@ ProxyThread::ProxyThread(MPI_Comm comm, const Placement& placement, Config defau
 
 ProxyThread::~ProxyThread() {
   if (impl_ && impl_->thread.joinable()) {
+    ProxyChannel& channel = impl_->channel;
     Command stop;
     stop.kind = Command::Kind::stop;
-    while (!impl_->queue.try_push(stop)) std::this_thread::yield();  // the proxy always drains eventually
-    impl_->stop_requested.store(true, std::memory_order_release);
-    impl_->wakeup.notify_all();
+    while (!channel.queue.try_push(std::move(stop))) std::this_thread::yield();  // the proxy always drains
+    channel.stop_requested.store(true, std::memory_order_release);
+    channel.wakeup.notify_all();
     impl_->thread.join();
   }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  a_proxy_is_alive.store(false);
 }
 
-int ProxyThread::bound_core() const noexcept { return impl_->bound_core.load(std::memory_order_acquire); }
+int ProxyThread::bound_core() const noexcept { return impl_->channel.bound_core.load(std::memory_order_acquire); }
 
 Plan ProxyThread::commit(const PlanSpec& spec) {
   validate_plan(spec, size_, tag_upper_bound_);
-  std::shared_ptr<Operation> op;
-  call([&] { op = std::make_shared<PlanOperation>(spec, comm_); });
-  std::lock_guard<std::mutex> lock(impl_->plans_mutex);
-  impl_->plans.push_back(op);
-  return Plan(std::move(op));
+  std::shared_ptr<PlanOperation> op;
+  call([&] { op = std::make_shared<PlanOperation>(spec, comm_, impl_->id); });
+  impl_->plans->add(op);
+  return Plan(std::make_shared<Plan::Owner>(std::move(op), impl_->plans));
 }
 
 Ticket ProxyThread::start(const Plan& plan) {
   if (!plan) throw Error("start: empty Plan handle (commit a PlanSpec first)");
-  return enqueue_start(plan.operation());
+  PlanOperation& op = *plan.owner_->operation;
+  if (op.proxy_id() != impl_->id)
+    throw Error("start: plan '" + op.name() +
+                "' was committed by another ProxyThread; commit its PlanSpec on this one");
+  return enqueue_start(plan.owner_->operation, &op);
 }
 
 Ticket ProxyThread::post(std::shared_ptr<Operation> operation) {
   if (!operation) throw Error("post: null operation");
-  return enqueue_start(operation);
+  return enqueue_start(operation, nullptr);
 }
 
 Ticket ProxyThread::submit(std::function<void(ClosureContext&)> fn) {
   if (!fn) throw Error("submit: empty closure");
-  return enqueue_start(std::make_shared<ClosureOperation>(std::move(fn), comm_));
+  return enqueue_start(std::make_shared<ClosureOperation>(std::move(fn), comm_), nullptr);
 }
 
-Ticket ProxyThread::enqueue_start(const std::shared_ptr<Operation>& op) {
+Ticket ProxyThread::enqueue_start(const std::shared_ptr<Operation>& op, PlanOperation* plan) {
   const std::uint64_t previous = op->started_.load(std::memory_order_relaxed);
   if (op->completed_epoch() < previous)
     throw Error(op->label() + " started again (epoch " + std::to_string(previous + 1) + ") before epoch " +
@@ -274,23 +153,23 @@ Ticket ProxyThread::enqueue_start(const std::shared_ptr<Operation>& op) {
   if (op->error_) std::rethrow_exception(op->error_);  // a failed plan stays failed
   const std::uint64_t epoch = previous + 1;
   op->started_.store(epoch, std::memory_order_release);
-  op->keep_alive_ = op;
 
+  ProxyChannel& channel = impl_->channel;
   Command command;
-  command.operation = op.get();
   command.epoch = epoch;
-  if (!impl_->queue.try_push(command)) {
+  command.plan = plan;
+  command.operation = op;  // the proxy's keep-alive, moved into its active-set entry
+  if (!channel.queue.try_push(std::move(command))) {
     // Back-pressure: wait for the proxy to make room; never drop.
     const auto deadline = Notifier::Clock::now() + config_.wait_timeout;
-    impl_->wakeup.notify_all();
-    if (!impl_->space.wait([&] { return impl_->queue.try_push(command); }, config_.wait_policy, deadline,
-                           config_.spin_count)) {
-      op->keep_alive_.reset();
+    channel.wakeup.notify_all();
+    if (!channel.space.wait([&] { return channel.queue.try_push(std::move(command)); }, config_.wait_policy,
+                            deadline, config_.spin_count)) {
       op->started_.store(previous, std::memory_order_release);
       throw TimeoutError(op->label(), -1, epoch, "the request queue stayed full for " + seconds_text(config_.wait_timeout));
     }
   }
-  impl_->wakeup.notify_all();
+  channel.wakeup.notify_all();
   return Ticket{op, epoch};
 }
 
@@ -307,7 +186,7 @@ void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) 
   if (!ticket) throw Error("wait: empty ticket");
   const Operation& op = *ticket.operation;
   auto done = [&] { return op.completed_epoch() >= ticket.epoch; };
-  if (!done() && !impl_->completions.wait(done, config_.wait_policy, Notifier::Clock::now() + timeout,
+  if (!done() && !impl_->channel.completions.wait(done, config_.wait_policy, Notifier::Clock::now() + timeout,
                                           config_.spin_count)) {
     std::string outstanding = op.describe_outstanding();
     if (outstanding.empty()) outstanding = "(nothing reported)";
@@ -319,19 +198,19 @@ void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) 
 }
 
 ProxyStatistics ProxyThread::statistics() const {
+  const ProxyChannel& channel = impl_->channel;
   ProxyStatistics stats;
-  stats.uptime_seconds = now_seconds() - impl_->started_at;
-  stats.busy_fraction = stats.uptime_seconds > 0 ? impl_->busy_seconds.load() / stats.uptime_seconds : 0.0;
-  stats.queue_high_water = impl_->queue_high_water.load();
-  stats.commands = impl_->commands.load();
-  std::lock_guard<std::mutex> lock(impl_->plans_mutex);
-  for (const auto& op : impl_->plans) {
+  stats.uptime_seconds = now_seconds() - channel.started_at;
+  stats.busy_fraction = stats.uptime_seconds > 0 ? channel.busy_seconds.load() / stats.uptime_seconds : 0.0;
+  stats.queue_high_water = channel.queue_high_water.load();
+  stats.commands = channel.commands.load();
+  for (const auto& plan : impl_->plans->snapshot()) {
     OperationStatistics p;
-    p.name = op->name();
-    p.starts = op->stat_epochs_.load(std::memory_order_relaxed);
-    p.bytes = p.starts * op->bytes_per_epoch();
-    p.total_seconds = op->stat_total_seconds_.load(std::memory_order_relaxed);
-    p.max_seconds = op->stat_max_seconds_.load(std::memory_order_relaxed);
+    p.name = plan->name();
+    p.starts = plan->timings().epochs.load(std::memory_order_relaxed);
+    p.bytes = p.starts * plan->bytes_per_epoch();
+    p.total_seconds = plan->timings().total_seconds.load(std::memory_order_relaxed);
+    p.max_seconds = plan->timings().max_seconds.load(std::memory_order_relaxed);
     stats.plans.push_back(std::move(p));
   }
   return stats;
