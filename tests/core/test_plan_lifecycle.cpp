@@ -52,6 +52,18 @@ TEST(PlanLifecycle, ReleasingARunningPlanWaitsForItsEpoch) {
   EXPECT_TRUE(proxy.statistics().plans.empty());
 }
 
+TEST(PlanLifecycle, ALastHandleDroppedOnTheProxyThreadIsReleasedThere) {
+  proxy::ProxyThread proxy;
+  const int rank = proxy.rank(), size = proxy.size();
+  int out = rank, in = -1;
+  std::optional<proxy::Plan> plan = proxy.commit(ring("dropped-on-the-proxy", rank, size, &out, &in));
+  proxy.wait(proxy.start(*plan));
+  EXPECT_EQ(in, (rank + size - 1) % size);
+  proxy.wait(proxy.submit([&plan](proxy::ClosureContext&) { plan.reset(); }));
+  EXPECT_TRUE(proxy.statistics().plans.empty());
+  EXPECT_EQ(proxy.call([] { return 7; }), 7);  // and the proxy goes on
+}
+
 TEST(PlanLifecycle, StartingAPlanOnAProxyThreadThatDidNotCommitItIsRefused) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -23,7 +23,8 @@ namespace proxy {
 
 class PlanRegistry {
  public:
-  // send_release: pushes a release command for the plan to the proxy (blocks while the queue is full).
+  // send_release: has the proxy free the plan's requests (a release command; on the proxy thread itself,
+  // directly). Called under the registry's lock.
   explicit PlanRegistry(std::function<void(std::shared_ptr<PlanOperation>)> send_release)
       : send_release_(std::move(send_release)) {}
 

@@ -9,6 +9,7 @@
 namespace proxy {
 
 void ProgressLoop::run() {
+  channel_.proxy_thread.store(std::this_thread::get_id(), std::memory_order_release);
   for (;;) {
     const std::size_t drained = drain();
     progress();
@@ -19,11 +20,15 @@ void ProgressLoop::run() {
   account_busy_time(false);
   // Free the persistent requests here: only this thread may call MPI until the join. Commands still queued
   // (a release racing the shutdown) are handled first, under the registry's lock.
-  plans_.close_and_release_all([this] {
+  std::vector<Command> leftovers;
+  plans_.close_and_release_all([&] {
     Command command;
-    while (channel_.queue.try_pop(command))
+    while (channel_.queue.try_pop(command)) {
       if (command.kind == Command::Kind::release) command.plan->release_when_idle();
+      leftovers.push_back(std::move(command));
+    }
   });
+  leftovers.clear();  // outside the registry's lock: dropping one may drop a plan's last handle
 }
 
 std::size_t ProgressLoop::drain() {

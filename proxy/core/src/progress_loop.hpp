@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "plan_operation.hpp"
@@ -42,6 +43,7 @@ struct ProxyChannel {
   Notifier space;        // proxy -> producers held back by a full queue
   std::atomic<bool> stop_requested{false};
   std::atomic<int> bound_core{-1};
+  std::atomic<std::thread::id> proxy_thread{};  // set when the loop starts
 
   // Written by the proxy, read by ProxyThread::statistics().
   double started_at = now_seconds();

@@ -71,8 +71,13 @@ void ProxyThread::construct(MPI_Comm comm, int core) {
   impl_ = std::make_unique<Impl>(config_.queue_capacity);
   impl_->id = ++last_proxy_id;
   ProxyChannel* channel = &impl_->channel;
-  const std::chrono::milliseconds timeout = config_.wait_timeout;
-  impl_->plans = std::make_shared<PlanRegistry>([channel, timeout](std::shared_ptr<PlanOperation> plan) {
+  impl_->plans = std::make_shared<PlanRegistry>([channel](std::shared_ptr<PlanOperation> plan) {
+    // The last handle may go on the proxy thread itself (held by a closure): release directly, since
+    // waiting there for queue space would wait for itself.
+    if (std::this_thread::get_id() == channel->proxy_thread.load(std::memory_order_acquire)) {
+      plan->release_when_idle();
+      return;
+    }
     Command command;
     command.kind = Command::Kind::release;
     command.plan = plan.get();
