@@ -2,11 +2,10 @@
 // proxy thread itself runs ProgressLoop (progress_loop.cpp).
 #include "proxy/proxy_thread.hpp"
 
-#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <exception>
-#include <atomic>
-#include <mutex>
+#include <string>
 #include <thread>
 
 #include "closure_operation.hpp"
