@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-#include "proxy/timer.hpp"
+#include "proxy/detail/timer.hpp"
 
 namespace calibrate {
 

@@ -19,7 +19,7 @@
 #include "proxy/config.hpp"
 #include "proxy/copy.hpp"
 #include "proxy/team.hpp"
-#include "proxy/timer.hpp"
+#include "proxy/detail/timer.hpp"
 #include "proxy/topology.hpp"
 
 namespace {

@@ -10,7 +10,9 @@
 #include <atomic>
 #include <thread>
 
-#include "proxy/proxy.hpp"
+#include "proxy/detail/notifier.hpp"
+#include "proxy/detail/queue.hpp"
+#include "proxy/core.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-#include "proxy/proxy.hpp"
+#include "proxy/core.hpp"
 
 namespace {
 

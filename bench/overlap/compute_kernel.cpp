@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "proxy/timer.hpp"
+#include "proxy/detail/timer.hpp"
 
 namespace overlap {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "proxy/timer.hpp"
+#include "proxy/detail/timer.hpp"
 
 namespace overlap {
 

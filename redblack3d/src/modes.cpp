@@ -6,7 +6,7 @@
 
 #include <omp.h>
 
-#include "proxy/timer.hpp"
+#include "proxy/detail/timer.hpp"
 #include "redblack3d/kernel.hpp"
 
 namespace redblack3d {

@@ -3,7 +3,7 @@
 #include <mpi.h>
 
 #include <proxy/proxy_thread.hpp>
-#include <proxy/timer.hpp>
+#include <proxy/detail/timer.hpp>
 
 #include "summa/local_multiply.hpp"
 

@@ -1,5 +1,6 @@
-# Installs the build into a scratch prefix, configures and builds tests/core/consumer against it with
-# find_package(proxy), and runs it on 2 ranks.
+# Installs the build into a scratch prefix and builds tests/core/consumer against it twice: with
+# find_package(proxy) (CMake) and with the pkg-config file (proxyrt.pc) and the C++ compiler alone; runs
+# both on 2 ranks. Also checks the installed file names: libproxyrt-*, no internals under include/proxy/detail.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -9,10 +10,40 @@ function(run)
   endif()
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix --component Unspecified)
-run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+function(expect_sum_of_ranks what)
+  if(NOT last_output MATCHES "consumer: sum of ranks = 1 \\(proxy ${VERSION}\\)")
+    message(FATAL_ERROR "${what}: consumer printed the wrong result")
+  endif()
+endfunction()
+
+set(prefix ${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component Unspecified)
+
+file(GLOB_RECURSE libraries RELATIVE ${prefix} ${prefix}/lib*/libproxy*)
+if(NOT libraries MATCHES "libproxyrt-core" OR NOT libraries MATCHES "libproxyrt-collectives")
+  message(FATAL_ERROR "installed libraries are not named libproxyrt-*: ${libraries}")
+endif()
+if(libraries MATCHES "libproxy\\.")
+  message(FATAL_ERROR "a library is installed as libproxy (Debian's and Spack's name): ${libraries}")
+endif()
+if(EXISTS ${prefix}/include/proxy/detail OR NOT EXISTS ${prefix}/include/proxy/version.hpp)
+  message(FATAL_ERROR "installed headers: internals under include/proxy/detail, or no version.hpp")
+endif()
+
+# CMake consumer.
+run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer)
-if(NOT last_output MATCHES "consumer: sum of ranks = 1")
-  message(FATAL_ERROR "consumer printed the wrong result")
+expect_sum_of_ranks("find_package(proxy)")
+
+# pkg-config consumer: the compiler driver and the flags proxyrt.pc gives, nothing else.
+file(GLOB_RECURSE pc_file ${prefix}/*/proxyrt.pc)
+if(NOT pc_file)
+  message(FATAL_ERROR "no proxyrt.pc installed")
 endif()
+get_filename_component(pc_dir ${pc_file} DIRECTORY)
+run(${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} ${PKG_CONFIG} --cflags --libs proxyrt)
+separate_arguments(flags UNIX_COMMAND "${last_output}")
+run(${CXX} ${CONSUMER_SOURCE}/main.cpp -o ${WORK_DIR}/consumer-pkg-config ${flags})
+run(${MPIEXEC} -n 2 ${WORK_DIR}/consumer-pkg-config)
+expect_sum_of_ranks("pkg-config proxyrt")

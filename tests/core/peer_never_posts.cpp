@@ -3,7 +3,7 @@
 // then reports it and ends every rank with a non-zero exit instead of hanging.
 #include <cstdio>
 
-#include "proxy/proxy.hpp"
+#include "proxy/core.hpp"
 
 int main(int argc, char** argv) {
   proxy::Environment env(argc, argv);

@@ -7,7 +7,7 @@
 
 #include "proxy/config.hpp"
 #include "proxy/error.hpp"
-#include "proxy/wait_policy.hpp"
+#include "proxy/detail/notifier.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <numeric>
 #include <vector>
 
-#include "proxy/proxy.hpp"
+#include "proxy/core.hpp"
 #include "mpi_test_util.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "proxy/queue.hpp"
+#include "proxy/detail/queue.hpp"
 
 namespace {
 

@@ -1,21 +1,5 @@
-// Umbrella header: the whole public API of the proxy runtime.
+// Umbrella header: the whole public API of the proxy runtime (proxy::proxy = proxy::core + proxy::collectives).
 #pragma once
 
-#include "proxy/appendix_a.hpp"
-#include "proxy/collective_model.hpp"
-#include "proxy/config.hpp"
-#include "proxy/copy.hpp"
-#include "proxy/environment.hpp"
-#include "proxy/error.hpp"
-#include "proxy/node_collectives.hpp"
-#include "proxy/operation.hpp"
-#include "proxy/placement.hpp"
-#include "proxy/plan.hpp"
-#include "proxy/proxy_thread.hpp"
-#include "proxy/queue.hpp"
-#include "proxy/reduction.hpp"
-#include "proxy/statistics.hpp"
-#include "proxy/team.hpp"
-#include "proxy/topology.hpp"
-#include "proxy/wait_policy.hpp"
-#include "proxy/timer.hpp"
+#include "proxy/collectives.hpp"
+#include "proxy/core.hpp"

@@ -2,7 +2,7 @@
 // requests it tracked have completed.
 #include <string>
 
-#include "plan_operation.hpp"
+#include "closure_operation.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {

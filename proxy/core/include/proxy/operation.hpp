@@ -53,18 +53,14 @@ class Operation {
   std::exception_ptr error() const noexcept { return error_; }
 
  private:
+  // What a waiter reads. The proxy's own bookkeeping (what keeps the operation alive while it works on it,
+  // the epoch it is running, timings) lives in its active-set entry, not here.
   friend class ProxyThread;
+  friend class ProgressLoop;
   std::string name_;
   alignas(64) std::atomic<std::uint64_t> completed_{0};  // written by the proxy (release)
   alignas(64) std::atomic<std::uint64_t> started_{0};    // written by the starting thread
   std::exception_ptr error_;                              // written by the proxy before completed_
-  std::shared_ptr<Operation> keep_alive_;                 // held while the proxy works on it
-  std::uint64_t running_epoch_ = 0;                       // proxy thread only
-  double start_time_ = 0.0;                               // proxy thread only
-  // Statistics: written by the proxy only, read (relaxed) by statistics().
-  std::atomic<std::uint64_t> stat_epochs_{0};
-  std::atomic<double> stat_total_seconds_{0.0};
-  std::atomic<double> stat_max_seconds_{0.0};
 };
 
 // One start of an operation. Copyable; valid after the ProxyThread is gone only for completed epochs.

@@ -1,3 +1,4 @@
+// Internal to the runtime (not installed): how the proxy and its waiters wait.
 // Waiting by policy. A Notifier lets one side publish progress and the other wait for it under a
 // WaitPolicy: spin (pause loop), spin_then_yield (spin_count pauses, then sched_yield), or block (spin, then
 // sleep on a condition variable until notified or a short slice passes).

@@ -1,7 +1,7 @@
 // Plans: persistent communication described once and started many times.
 // A PlanSpec lists transfers (peer, tag, send or receive region as buffer + count + MPI_Datatype, or a
 // packed region with pack/unpack callbacks). ProxyThread::commit() turns it into persistent requests
-// (MPI_Send_init / MPI_Recv_init) on the proxy thread and returns a Plan handle. Each ProxyThread::start(plan)
+// (MPI_Send_init / MPI_Recv_init) on the proxy thread and returns a Plan handle, which owns them. Each ProxyThread::start(plan)
 // returns a Ticket; the proxy does MPI_Startall, progresses, runs unpack callbacks, then publishes the epoch.
 //
 // Thread contract: build a PlanSpec on any one thread. A Plan may be started by one thread at a time and
@@ -54,19 +54,24 @@ class PlanSpec {
   std::vector<Transfer> transfers_;
 };
 
-// Handle to a committed plan, owned jointly by the caller and the ProxyThread that committed it.
+// Handle to a committed plan. Copies share one plan; when the last copy goes, the plan's persistent
+// requests are released on the proxy thread that committed it (after its running epoch, if any, completes),
+// and the plan leaves that proxy's statistics. A plan can be started only on the ProxyThread that committed
+// it; a handle that outlives its ProxyThread stays valid to destroy, but cannot be started.
+// Thread contract: copying and destroying handles is safe from any thread (like std::shared_ptr).
 class Plan {
  public:
   Plan() = default;
   const std::string& name() const;
   std::size_t transfer_count() const;
-  explicit operator bool() const noexcept { return operation_ != nullptr; }
-  const std::shared_ptr<Operation>& operation() const noexcept { return operation_; }
+  explicit operator bool() const noexcept { return owner_ != nullptr; }
+
+  struct Owner;  // private to the library: releases the plan when the last handle goes
 
  private:
   friend class ProxyThread;
-  explicit Plan(std::shared_ptr<Operation> op) : operation_(std::move(op)) {}
-  std::shared_ptr<Operation> operation_;
+  explicit Plan(std::shared_ptr<Owner> owner) : owner_(std::move(owner)) {}
+  std::shared_ptr<Owner> owner_;
 };
 
 }  // namespace proxy

@@ -14,7 +14,7 @@
 #include "proxy/error.hpp"
 #include "proxy/proxy_thread.hpp"
 #include "proxy/team.hpp"
-#include "proxy/wait_policy.hpp"
+#include "proxy/detail/notifier.hpp"
 
 namespace proxy {
 

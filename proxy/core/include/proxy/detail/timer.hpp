@@ -1,4 +1,5 @@
-// Wall-clock helpers shared by the drivers and benchmarks (no MPI call: safe on any thread).
+// Internal to the runtime (not installed): the steady clock the proxy's statistics use, also used by the
+// in-tree drivers and benchmarks. No MPI call: safe on any thread.
 #pragma once
 
 #include <chrono>

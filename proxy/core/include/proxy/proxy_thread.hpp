@@ -2,6 +2,7 @@
 // queue (start a plan, post an operation, run a closure) and wait on tickets under the wait policy.
 //
 // Thread contract ("only one thread dispatches; any thread adds"):
+//   - One ProxyThread per process at a time (a second one while the first is alive throws proxy::Error).
 //   - Construct and destroy on the thread that owns MPI (the main thread). The constructor duplicates
 //     the communicator (MPI_ERRORS_RETURN on the copy) BEFORE the proxy thread starts; from then until the
 //     destructor returns, only the proxy thread may call MPI on this rank (MPI_THREAD_SERIALIZED).
@@ -29,6 +30,8 @@
 #include "proxy/statistics.hpp"
 
 namespace proxy {
+
+class PlanOperation;  // private to the library
 
 // Handed to a closure running on the proxy thread: the MPI requests it tracks complete its ticket.
 class ClosureContext {
@@ -68,7 +71,8 @@ class ProxyThread {
   // value) and creates its persistent requests on the proxy thread.
   Plan commit(const PlanSpec& spec);
 
-  // Starts the next epoch of a plan. Throws proxy::Error if its previous epoch has not completed.
+  // Starts the next epoch of a plan. Throws proxy::Error if its previous epoch has not completed, or if
+  // another ProxyThread committed it.
   Ticket start(const Plan& plan);
 
   // Starts a custom operation (its next epoch). Same restart rule as plans.
@@ -106,7 +110,8 @@ class ProxyThread {
 
  private:
   struct Impl;
-  Ticket enqueue_start(const std::shared_ptr<Operation>& op);
+  void construct(MPI_Comm comm, int core);
+  Ticket enqueue_start(const std::shared_ptr<Operation>& op, PlanOperation* plan);
 
   Config config_;
   MPI_Comm comm_ = MPI_COMM_NULL;

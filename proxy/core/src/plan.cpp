@@ -1,5 +1,7 @@
-// PlanSpec building and PlanOperation: a committed plan as persistent MPI requests progressed by the proxy.
+// PlanSpec building, the Plan handle, and PlanOperation: a committed plan as persistent MPI requests
+// progressed by the proxy.
 #include "plan_operation.hpp"
+#include "plan_registry.hpp"
 
 #include <string>
 
@@ -54,13 +56,13 @@ PlanSpec& PlanSpec::recv_packed(int peer, int tag, std::size_t bytes,
 }
 
 const std::string& Plan::name() const {
-  if (!operation_) throw Error("empty Plan handle");
-  return operation_->name();
+  if (!owner_) throw Error("empty Plan handle");
+  return owner_->operation->name();
 }
 
 std::size_t Plan::transfer_count() const {
-  if (!operation_) throw Error("empty Plan handle");
-  return static_cast<const PlanOperation&>(*operation_).transfer_count();
+  if (!owner_) throw Error("empty Plan handle");
+  return owner_->operation->transfer_count();
 }
 
 void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound) {
@@ -80,7 +82,8 @@ void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound) {
   }
 }
 
-PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm) : Operation(spec.name()), comm_(comm) {
+PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id)
+    : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id) {
   slots_.reserve(spec.transfers().size());
   for (const Transfer& t : spec.transfers()) {
     if (t.peer == MPI_PROC_NULL) continue;  // nothing to move: dropped here rather than started every epoch
@@ -117,6 +120,18 @@ void PlanOperation::release() noexcept {
   for (MPI_Request& r : requests_)
     if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
   released_ = true;
+}
+
+void PlanOperation::release_when_idle() noexcept {
+  if (in_flight_)
+    release_requested_ = true;
+  else
+    release();
+}
+
+void PlanOperation::set_in_flight(bool in_flight) noexcept {
+  in_flight_ = in_flight;
+  if (!in_flight_ && release_requested_) release();
 }
 
 void PlanOperation::start(std::uint64_t epoch) {

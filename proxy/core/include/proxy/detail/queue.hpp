@@ -1,4 +1,5 @@
-// MpscQueue: a bounded lock-free multi-producer / single-consumer ring of trivially copyable items.
+// Internal to the runtime (not installed): the proxy's request queue.
+// MpscQueue: a bounded lock-free multi-producer / single-consumer ring.
 // Thread safety: ANY thread may call try_push(); exactly ONE thread (the proxy) may call try_pop().
 // size_approx() and capacity() may be called from anywhere.
 //
@@ -6,6 +7,8 @@
 // tail, writes the item, then publishes it by a release store of the cell's sequence; the consumer owns
 // the head outright and needs no CAS. Cells and indices sit on their own cache lines. A full queue makes
 // try_push() return false: the caller applies back-pressure (waits) and never drops an item.
+// Items are moved in and out (a command carries the shared_ptr that keeps its operation alive); a failed
+// try_push() leaves the caller's item untouched, and try_pop() leaves a moved-from item in the cell.
 #pragma once
 
 #include <atomic>
@@ -15,6 +18,7 @@
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <utility>
 
 #include "proxy/error.hpp"
 
@@ -24,7 +28,7 @@ inline constexpr std::size_t kCacheLineSize = 64;
 
 template <class T>
 class MpscQueue {
-  static_assert(std::is_trivially_copyable_v<T>, "queue items are copied bytewise between threads");
+  static_assert(std::is_nothrow_move_assignable_v<T>, "items move between threads inside noexcept push/pop");
   static_assert(std::is_default_constructible_v<T>);
 
  public:
@@ -36,8 +40,10 @@ class MpscQueue {
   MpscQueue(const MpscQueue&) = delete;
   MpscQueue& operator=(const MpscQueue&) = delete;
 
-  // Any thread. False when the queue is full.
-  bool try_push(const T& item) noexcept {
+  // Any thread. False when the queue is full (then `item` is left as it was).
+  template <class U>
+  bool try_push(U&& item) noexcept {
+    static_assert(std::is_nothrow_assignable_v<T&, U&&>);
     std::size_t pos = tail_.load(std::memory_order_relaxed);
     for (;;) {
       Cell& cell = cells_[pos & mask_];
@@ -45,7 +51,7 @@ class MpscQueue {
       const auto diff = static_cast<std::intptr_t>(seq) - static_cast<std::intptr_t>(pos);
       if (diff == 0) {
         if (tail_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
-          cell.item = item;
+          cell.item = std::forward<U>(item);
           cell.sequence.store(pos + 1, std::memory_order_release);
           return true;
         }
@@ -63,7 +69,7 @@ class MpscQueue {
     Cell& cell = cells_[pos & mask_];
     const std::size_t seq = cell.sequence.load(std::memory_order_acquire);
     if (seq != pos + 1) return false;
-    item = cell.item;
+    item = std::move(cell.item);
     cell.sequence.store(pos + mask_ + 1, std::memory_order_release);
     head_.store(pos + 1, std::memory_order_relaxed);
     return true;

@@ -19,7 +19,7 @@
 
 #include "proxy/error.hpp"
 #include "proxy/topology.hpp"
-#include "proxy/wait_policy.hpp"
+#include "proxy/detail/notifier.hpp"
 
 namespace proxy {
 

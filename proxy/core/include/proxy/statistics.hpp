@@ -21,7 +21,7 @@ struct ProxyStatistics {
   double busy_fraction = 0.0;         // share of loop time with commands or active operations
   std::size_t queue_high_water = 0;   // most commands seen waiting at once
   std::uint64_t commands = 0;         // commands dequeued
-  std::vector<OperationStatistics> plans;  // committed plans, in commit order
+  std::vector<OperationStatistics> plans;  // committed plans not yet released, in commit order
 
   // A short human-readable table (for the drivers' --verbose).
   std::string format() const;

@@ -1,0 +1,9 @@
+// Umbrella header of proxy::collectives: thread teams, hierarchical node collectives through the proxy,
+// their cost model, and the copy and reduction kernels they use.
+#pragma once
+
+#include "proxy/collective_model.hpp"
+#include "proxy/copy.hpp"
+#include "proxy/node_collectives.hpp"
+#include "proxy/reduction.hpp"
+#include "proxy/team.hpp"

@@ -1,0 +1,87 @@
+// Private to proxy::core: a committed plan as an Operation (persistent MPI requests started per epoch).
+//
+// Thread contract: constructed, started, progressed, cancelled and released ONLY on the proxy thread.
+// describe_outstanding(), outstanding_peer() and the statistics may be read from any thread (atomics).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <mpi.h>
+
+#include "proxy/operation.hpp"
+#include "proxy/plan.hpp"
+
+namespace proxy {
+
+// Throws proxy::Error naming the first bad transfer (peer outside the communicator, bad tag, count, buffer).
+void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound);
+
+// Per-plan timings, written by the proxy thread only and read (relaxed) by ProxyThread::statistics().
+struct PlanTimings {
+  std::atomic<std::uint64_t> epochs{0};
+  std::atomic<double> total_seconds{0.0};
+  std::atomic<double> max_seconds{0.0};
+
+  // Proxy thread: one epoch took `seconds` from its start on the proxy to its completion.
+  void record(double seconds) noexcept {
+    epochs.store(epochs.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    total_seconds.store(total_seconds.load(std::memory_order_relaxed) + seconds, std::memory_order_relaxed);
+    if (seconds > max_seconds.load(std::memory_order_relaxed)) max_seconds.store(seconds, std::memory_order_relaxed);
+  }
+};
+
+class PlanOperation final : public Operation {
+ public:
+  // Proxy thread: creates the persistent requests. proxy_id: the committing ProxyThread (start() on any
+  // other is refused).
+  PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id);
+  ~PlanOperation() override;
+  const char* kind() const noexcept override { return "plan"; }
+
+  void start(std::uint64_t epoch) override;
+  bool progress() override;
+  void cancel() noexcept override;
+  std::string describe_outstanding() const override;
+  int outstanding_peer() const noexcept override;
+  std::uint64_t bytes_per_epoch() const noexcept override { return bytes_; }
+
+  std::size_t transfer_count() const noexcept { return slots_.size(); }
+  std::uint64_t proxy_id() const noexcept { return proxy_id_; }
+  PlanTimings& timings() noexcept { return timings_; }
+  const PlanTimings& timings() const noexcept { return timings_; }
+
+  // Proxy thread: the last handle is gone. Frees the requests now, or when the running epoch leaves the
+  // active set (an active persistent request must not be freed under MPI_Testsome).
+  void release_when_idle() noexcept;
+  // Proxy thread: an epoch entered / left the active set.
+  void set_in_flight(bool in_flight) noexcept;
+  // Proxy thread, at shutdown or on release: frees the persistent requests; later starts fail.
+  void release() noexcept;
+
+ private:
+  struct Slot {
+    Transfer transfer;
+    std::vector<std::byte> staging;  // packed transfers only
+    std::uint64_t bytes = 0;
+    std::atomic<bool> done{false};   // read by waiters for timeout reports
+  };
+  MPI_Comm comm_;
+  std::uint64_t proxy_id_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<MPI_Request> requests_;  // persistent, one per slot, contiguous for MPI_Startall / MPI_Testsome
+  std::vector<int> indices_;
+  std::vector<MPI_Status> statuses_;
+  std::uint64_t bytes_ = 0;
+  std::uint64_t epoch_ = 0;
+  int pending_ = 0;
+  bool released_ = false;
+  bool in_flight_ = false;
+  bool release_requested_ = false;
+  PlanTimings timings_;
+};
+
+}  // namespace proxy

@@ -1,0 +1,173 @@
+// ProgressLoop: the proxy thread's loop (see progress_loop.hpp).
+#include "progress_loop.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "proxy/error.hpp"
+
+namespace proxy {
+
+void ProgressLoop::run() {
+  channel_.proxy_thread.store(std::this_thread::get_id(), std::memory_order_release);
+  for (;;) {
+    const std::size_t drained = drain();
+    progress();
+    account_busy_time(drained > 0 || !active_.empty());
+    if (stopping_ && shut_down()) break;
+    idle(drained);
+  }
+  account_busy_time(false);
+  // Free the persistent requests here: only this thread may call MPI until the join. Commands still queued
+  // (a release racing the shutdown) are handled first, under the registry's lock.
+  std::vector<Command> leftovers;
+  plans_.close_and_release_all([&] {
+    Command command;
+    while (channel_.queue.try_pop(command)) {
+      if (command.kind == Command::Kind::release) command.plan->release_when_idle();
+      leftovers.push_back(std::move(command));
+    }
+  });
+  leftovers.clear();  // outside the registry's lock: dropping one may drop a plan's last handle
+}
+
+std::size_t ProgressLoop::drain() {
+  std::size_t drained = 0;
+  const std::size_t waiting = channel_.queue.size_approx();
+  if (waiting > channel_.queue_high_water.load(std::memory_order_relaxed))
+    channel_.queue_high_water.store(waiting, std::memory_order_relaxed);
+  Command command;
+  while (channel_.queue.try_pop(command)) {
+    ++drained;
+    switch (command.kind) {
+      case Command::Kind::stop:
+        stopping_ = true;
+        drain_deadline_ = Notifier::Clock::now() + config_.wait_timeout;
+        break;
+      case Command::Kind::release:
+        command.plan->release_when_idle();
+        command.operation.reset();
+        break;
+      case Command::Kind::start:
+        start(command);
+        break;
+    }
+  }
+  if (drained > 0) {
+    channel_.commands.fetch_add(drained, std::memory_order_relaxed);
+    channel_.space.notify_all();
+  }
+  return drained;
+}
+
+void ProgressLoop::start(Command& command) {
+  ActiveOperation entry{std::move(command.operation), command.plan, command.epoch, now_seconds()};
+  try {
+    entry.operation->start(entry.epoch);
+  } catch (...) {
+    fail(entry, std::current_exception());
+    return;
+  }
+  if (entry.plan != nullptr) entry.plan->set_in_flight(true);
+  active_.push_back(std::move(entry));
+}
+
+void ProgressLoop::progress() {
+  // Completed entries leave the active set (swap with the last).
+  for (std::size_t i = 0; i < active_.size();) {
+    ActiveOperation& entry = active_[i];
+    bool done = false;
+    try {
+      done = entry.operation->progress();
+      if (done) publish(entry);
+    } catch (...) {
+      fail(entry, std::current_exception());
+      done = true;
+    }
+    if (done) {
+      leave_active_set(entry);
+      active_[i] = std::move(active_.back());
+      active_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+}
+
+void ProgressLoop::publish(const ActiveOperation& entry) {
+  if (entry.plan != nullptr) entry.plan->timings().record(now_seconds() - entry.started_at);
+  entry.operation->completed_.store(entry.epoch, std::memory_order_release);
+  channel_.completions.notify_all();
+}
+
+void ProgressLoop::fail(const ActiveOperation& entry, std::exception_ptr error) {
+  Operation& op = *entry.operation;
+  if (!op.error_) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const CommError&) {
+      op.error_ = error;
+    } catch (const std::exception& e) {
+      op.error_ = std::make_exception_ptr(CommError(op.label(), -1, entry.epoch, e.what()));
+    } catch (...) {
+      op.error_ = std::make_exception_ptr(CommError(op.label(), -1, entry.epoch, "unknown exception"));
+    }
+  }
+  publish(entry);
+}
+
+void ProgressLoop::leave_active_set(const ActiveOperation& entry) {
+  if (entry.plan != nullptr) entry.plan->set_in_flight(false);  // frees the plan if its last handle went
+}
+
+bool ProgressLoop::shut_down() {
+  if (active_.empty() && channel_.queue.size_approx() == 0) return true;
+  if (Notifier::Clock::now() < drain_deadline_) return false;
+  // Out of patience: cancel what is left and tell its waiters.
+  for (auto& entry : active_) {
+    Operation& op = *entry.operation;
+    op.cancel();
+    fail(entry, std::make_exception_ptr(CommError(op.label(), op.outstanding_peer(), entry.epoch,
+                                                  "cancelled at proxy shutdown; outstanding: " +
+                                                      op.describe_outstanding())));
+    leave_active_set(entry);
+  }
+  active_.clear();
+  return true;
+}
+
+void ProgressLoop::idle(std::size_t drained) {
+  if (drained > 0) {
+    idle_rounds_ = 0;
+    return;
+  }
+  ++idle_rounds_;
+  if (active_.empty()) {
+    channel_.wakeup.wait(
+        [&] { return channel_.queue.size_approx() > 0 || channel_.stop_requested.load(std::memory_order_acquire); },
+        config_.wait_policy, Notifier::Clock::now() + std::chrono::milliseconds(50), config_.spin_count);
+    return;
+  }
+  // With work in flight MPI needs polling, so even `block` only yields, then sleeps briefly.
+  constexpr std::uint64_t kYieldsBeforeSleep = 2000;  // enough to cover a typical exchange
+  const auto spins = static_cast<std::uint64_t>(config_.spin_count);
+  if (config_.wait_policy == WaitPolicy::spin || idle_rounds_ < spins) {
+    cpu_relax();
+  } else if (config_.wait_policy == WaitPolicy::block && idle_rounds_ > spins + kYieldsBeforeSleep) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  } else {
+    std::this_thread::yield();
+  }
+}
+
+void ProgressLoop::account_busy_time(bool busy) {
+  // Busy time: from the first command or active operation until the loop is idle again.
+  if (busy && busy_since_ < 0) busy_since_ = now_seconds();
+  if (!busy && busy_since_ >= 0) {
+    channel_.busy_seconds.store(channel_.busy_seconds.load(std::memory_order_relaxed) + now_seconds() - busy_since_,
+                                std::memory_order_relaxed);
+    busy_since_ = -1.0;
+  }
+}
+
+}  // namespace proxy

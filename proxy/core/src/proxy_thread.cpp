@@ -1,0 +1,223 @@
+// ProxyThread: set-up and shutdown, and the compute side (commit, start, post, submit, test, wait). The
+// proxy thread itself runs ProgressLoop (progress_loop.cpp).
+#include "proxy/proxy_thread.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <thread>
+
+#include "closure_operation.hpp"
+#include "plan_operation.hpp"
+#include "plan_registry.hpp"
+#include "progress_loop.hpp"
+#include "proxy/error.hpp"
+#include "proxy/topology.hpp"
+
+namespace proxy {
+
+namespace {
+
+std::string seconds_text(std::chrono::milliseconds ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms.count()) / 1000.0);
+  return text;
+}
+
+// One ProxyThread per process at a time: two would be two threads calling MPI under SERIALIZED.
+std::atomic<bool> a_proxy_is_alive{false};
+std::atomic<std::uint64_t> last_proxy_id{0};
+
+}  // namespace
+
+struct ProxyThread::Impl {
+  explicit Impl(std::size_t capacity) : channel(capacity) {}
+
+  std::uint64_t id = 0;  // told apart from earlier ProxyThreads at the same address
+  ProxyChannel channel;
+  std::shared_ptr<PlanRegistry> plans;  // shared with the Plan handles, which may outlive the proxy
+  std::thread thread;
+};
+
+ProxyThread::ProxyThread(MPI_Comm comm, Config config, int core) : config_(std::move(config)) {
+  if (a_proxy_is_alive.exchange(true))
+    throw Error("ProxyThread: another ProxyThread is alive in this process; only one thread may call MPI "
+                "(MPI_THREAD_SERIALIZED): destroy the first before creating the next");
+  try {
+    construct(comm, core);
+  } catch (...) {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    a_proxy_is_alive.store(false);
+    throw;
+  }
+}
+
+void ProxyThread::construct(MPI_Comm comm, int core) {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_SERIALIZED)
+    throw Error("ProxyThread needs MPI initialised with at least MPI_THREAD_SERIALIZED (use proxy::Environment)");
+  if (MPI_Comm_dup(comm, &comm_) != MPI_SUCCESS) throw Error("ProxyThread: MPI_Comm_dup failed");
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);  // failures become CommErrors, not aborts
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  int* tag_ub = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &found);
+  if (found && tag_ub != nullptr) tag_upper_bound_ = *tag_ub;
+
+  impl_ = std::make_unique<Impl>(config_.queue_capacity);
+  impl_->id = ++last_proxy_id;
+  ProxyChannel* channel = &impl_->channel;
+  impl_->plans = std::make_shared<PlanRegistry>([channel](std::shared_ptr<PlanOperation> plan) {
+    // The last handle may go on the proxy thread itself (held by a closure): release directly, since
+    // waiting there for queue space would wait for itself.
+    if (std::this_thread::get_id() == channel->proxy_thread.load(std::memory_order_acquire)) {
+      plan->release_when_idle();
+      return;
+    }
+    Command command;
+    command.kind = Command::Kind::release;
+    command.plan = plan.get();
+    command.operation = std::move(plan);
+    while (!channel->queue.try_push(std::move(command))) std::this_thread::yield();  // the proxy drains
+    channel->wakeup.notify_all();
+  });
+
+  const int target_core = core >= 0 ? core : config_.proxy_core;
+  std::shared_ptr<Topology> topology;
+  if (config_.bind && target_core >= 0) topology = std::make_shared<Topology>();
+  impl_->thread = std::thread([this, topology, target_core] {
+    if (topology && topology->bind_this_thread(target_core)) impl_->channel.bound_core.store(target_core);
+    ProgressLoop(impl_->channel, *impl_->plans, config_).run();
+  });
+}
+
+namespace {
+Config for_placement(Config defaults, const Placement& placement) {
+  if (placement.shared_proxy) defaults.spin_count = 0;
+  return Config::from_env(defaults);
+}
+}  // namespace
+
+ProxyThread::ProxyThread(MPI_Comm comm, const Placement& placement, Config defaults)
+    : ProxyThread(comm, for_placement(std::move(defaults), placement), placement.proxy_core) {}
+
+ProxyThread::~ProxyThread() {
+  if (impl_ && impl_->thread.joinable()) {
+    ProxyChannel& channel = impl_->channel;
+    Command stop;
+    stop.kind = Command::Kind::stop;
+    while (!channel.queue.try_push(std::move(stop))) std::this_thread::yield();  // the proxy always drains
+    channel.stop_requested.store(true, std::memory_order_release);
+    channel.wakeup.notify_all();
+    impl_->thread.join();
+  }
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  a_proxy_is_alive.store(false);
+}
+
+int ProxyThread::bound_core() const noexcept { return impl_->channel.bound_core.load(std::memory_order_acquire); }
+
+Plan ProxyThread::commit(const PlanSpec& spec) {
+  validate_plan(spec, size_, tag_upper_bound_);
+  std::shared_ptr<PlanOperation> op;
+  call([&] { op = std::make_shared<PlanOperation>(spec, comm_, impl_->id); });
+  impl_->plans->add(op);
+  return Plan(std::make_shared<Plan::Owner>(std::move(op), impl_->plans));
+}
+
+Ticket ProxyThread::start(const Plan& plan) {
+  if (!plan) throw Error("start: empty Plan handle (commit a PlanSpec first)");
+  PlanOperation& op = *plan.owner_->operation;
+  if (op.proxy_id() != impl_->id)
+    throw Error("start: plan '" + op.name() +
+                "' was committed by another ProxyThread; commit its PlanSpec on this one");
+  return enqueue_start(plan.owner_->operation, &op);
+}
+
+Ticket ProxyThread::post(std::shared_ptr<Operation> operation) {
+  if (!operation) throw Error("post: null operation");
+  return enqueue_start(operation, nullptr);
+}
+
+Ticket ProxyThread::submit(std::function<void(ClosureContext&)> fn) {
+  if (!fn) throw Error("submit: empty closure");
+  return enqueue_start(std::make_shared<ClosureOperation>(std::move(fn), comm_), nullptr);
+}
+
+Ticket ProxyThread::enqueue_start(const std::shared_ptr<Operation>& op, PlanOperation* plan) {
+  const std::uint64_t previous = op->started_.load(std::memory_order_relaxed);
+  if (op->completed_epoch() < previous)
+    throw Error(op->label() + " started again (epoch " + std::to_string(previous + 1) + ") before epoch " +
+                std::to_string(previous) + " completed: wait on its ticket first");
+  if (op->error_) std::rethrow_exception(op->error_);  // a failed plan stays failed
+  const std::uint64_t epoch = previous + 1;
+  op->started_.store(epoch, std::memory_order_release);
+
+  ProxyChannel& channel = impl_->channel;
+  Command command;
+  command.epoch = epoch;
+  command.plan = plan;
+  command.operation = op;  // the proxy's keep-alive, moved into its active-set entry
+  if (!channel.queue.try_push(std::move(command))) {
+    // Back-pressure: wait for the proxy to make room; never drop.
+    const auto deadline = Notifier::Clock::now() + config_.wait_timeout;
+    channel.wakeup.notify_all();
+    if (!channel.space.wait([&] { return channel.queue.try_push(std::move(command)); }, config_.wait_policy,
+                            deadline, config_.spin_count)) {
+      op->started_.store(previous, std::memory_order_release);
+      throw TimeoutError(op->label(), -1, epoch, "the request queue stayed full for " + seconds_text(config_.wait_timeout));
+    }
+  }
+  channel.wakeup.notify_all();
+  return Ticket{op, epoch};
+}
+
+bool ProxyThread::test(const Ticket& ticket) const {
+  if (!ticket) throw Error("test: empty ticket");
+  if (ticket.operation->completed_epoch() < ticket.epoch) return false;
+  if (auto error = ticket.operation->error()) std::rethrow_exception(error);
+  return true;
+}
+
+void ProxyThread::wait(const Ticket& ticket) const { wait(ticket, config_.wait_timeout); }
+
+void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) const {
+  if (!ticket) throw Error("wait: empty ticket");
+  const Operation& op = *ticket.operation;
+  auto done = [&] { return op.completed_epoch() >= ticket.epoch; };
+  if (!done() && !impl_->channel.completions.wait(done, config_.wait_policy, Notifier::Clock::now() + timeout,
+                                          config_.spin_count)) {
+    std::string outstanding = op.describe_outstanding();
+    if (outstanding.empty()) outstanding = "(nothing reported)";
+    throw TimeoutError(op.label(), op.outstanding_peer(), ticket.epoch,
+                       "wait timed out after " + seconds_text(timeout) + " on rank " + std::to_string(rank_) +
+                           "; outstanding: " + outstanding);
+  }
+  if (auto error = op.error()) std::rethrow_exception(error);
+}
+
+ProxyStatistics ProxyThread::statistics() const {
+  const ProxyChannel& channel = impl_->channel;
+  ProxyStatistics stats;
+  stats.uptime_seconds = now_seconds() - channel.started_at;
+  stats.busy_fraction = stats.uptime_seconds > 0 ? channel.busy_seconds.load() / stats.uptime_seconds : 0.0;
+  stats.queue_high_water = channel.queue_high_water.load();
+  stats.commands = channel.commands.load();
+  for (const auto& plan : impl_->plans->snapshot()) {
+    OperationStatistics p;
+    p.name = plan->name();
+    p.starts = plan->timings().epochs.load(std::memory_order_relaxed);
+    p.bytes = p.starts * plan->bytes_per_epoch();
+    p.total_seconds = plan->timings().total_seconds.load(std::memory_order_relaxed);
+    p.max_seconds = plan->timings().max_seconds.load(std::memory_order_relaxed);
+    stats.plans.push_back(std::move(p));
+  }
+  return stats;
+}
+
+}  // namespace proxy
