@@ -3,7 +3,8 @@
 Lines (or CSV) record to --output with deterministic times computed from the options, and fails like a
 driver does on bad input (`fake_driver: error: ...`, exit 1). Launched through mpiexec, every rank runs
 it; only rank 0 (PMI_RANK) writes, as the real drivers do. FAKE_DRIVER_LOG names a file to which rank 0
-appends one line per invocation (so tests can count reruns); FAKE_DRIVER_SLEEP delays each run."""
+appends one line per invocation (so tests can count reruns); FAKE_DRIVER_SLEEP delays each run;
+FAKE_DRIVER_STARTED names a file to which rank 0 appends a line when a run starts (before the delay)."""
 import argparse
 import csv
 import json
@@ -32,6 +33,9 @@ def main():
         if rank == 0:
             print(f"fake_driver: error: unknown mode '{args.mode}'", file=sys.stderr)
         return 1
+    if rank == 0 and os.environ.get("FAKE_DRIVER_STARTED"):
+        with open(os.environ["FAKE_DRIVER_STARTED"], "a") as started:
+            started.write(f"{os.getpid()}\n")
     time.sleep(float(os.environ.get("FAKE_DRIVER_SLEEP", "0")))
     if rank != 0:
         return 0
