@@ -20,7 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+_HERE = Path(__file__).resolve().parent  # toolkit/ sits beside apps/sweep, one level up, or in share/proxy
+sys.path[:0] = [str(p) for p in (_HERE, _HERE.parent, _HERE.parent / "share" / "proxy") if (p / "toolkit").is_dir()][:1]
 from toolkit import cli, launcher  # noqa: E402  (after the path is set)
 
 MODES = ("sync", "async", "mt", "proxy")
