@@ -2,6 +2,8 @@
 project's one launcher setting, resolved for the build's drivers), and small run/read helpers. Not a test
 file itself: cases.py discovers only test_*.py."""
 import csv
+import importlib.machinery
+import importlib.util
 import json
 import os
 import subprocess
@@ -71,3 +73,11 @@ def processes_mentioning(text):
         except OSError:
             continue  # the process ended while being looked at
     return found
+
+
+def load_plot():
+    """apps/plot as a module (it is a script without the .py suffix), to check what it computes."""
+    loader = importlib.machinery.SourceFileLoader("plot_script", str(PLOT))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("plot_script", loader))
+    loader.exec_module(module)
+    return module

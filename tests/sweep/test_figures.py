@@ -2,24 +2,14 @@
 """What apps/plot draws, from hand-made summaries: breakdown stacks that add up (other = total - compute -
 comm) and a flag where a driver's parts exceed its total; series told apart without colour; titles with
 problem, ranks x threads and host."""
-import importlib.machinery
-import importlib.util
 import tempfile
 import unittest
 from pathlib import Path
 
-from support import PLOT, run
+from support import PLOT, load_plot, run
 
 HEADER = ("mode,ranks,runs_ok,runs_failed,status,failure,nx,ny,nz,threads_per_rank,total_s_median,total_s_mean,"
           "compute_s_median,compute_s_mean,comm_s_median,comm_s_mean,wait_s_median,wait_s_mean,prov_host\n")
-
-
-def load_plot():
-    """apps/plot as a module (it is a script without the .py suffix)."""
-    loader = importlib.machinery.SourceFileLoader("plot_script", str(PLOT))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("plot_script", loader))
-    loader.exec_module(module)
-    return module
 
 
 class TestFigures(unittest.TestCase):

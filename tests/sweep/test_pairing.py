@@ -6,7 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import PLOT, REDBLACK3D, ROOT, SWEEP, built, mpiexec, read_csv, read_jsonl, run
+from support import PLOT, REDBLACK3D, ROOT, SWEEP, built, load_plot, mpiexec, read_csv, read_jsonl, run
 
 SPEC = ROOT / "apps" / "sweeps" / "thesis-pairing.toml"
 
@@ -41,9 +41,10 @@ class TestPairing(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         for kind in ("breakdown", "model"):
             self.assertEqual((figures / f"{kind}.png").read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
-        title = (figures / "model.svg").read_text()
-        self.assertIn("grid 16x16x16", title)
-        self.assertIn("sync, async 2x1; mt 1x2; proxy 1x1+proxy", title)
+        plot = load_plot()  # the title's facts, as the figures show them
+        rows, _ = plot.read_summary(self.out)
+        self.assertEqual(plot.problem_text(rows), "grid 16x16x16")
+        self.assertEqual(plot.layout_text(rows), "ranks x threads: sync, async 2x1; mt 1x2; proxy 1x1+proxy")
 
 
 if __name__ == "__main__":
