@@ -126,11 +126,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
       apps::warn(kProgram, env.rank(), "more threads or ranks than cores: running oversubscribed");
     }
   };
-  settings.on_comm_failure = [&](const std::exception& error) {
-    std::fprintf(stderr, "%s: error: communication failed on rank %d: %s\n", kProgram, env.rank(), error.what());
-    std::fflush(stderr);
-    proxy::Environment::abort(apps::kExitRunFailure);
-  };
+  settings.on_comm_failure = apps::abort_on_comm_failure(kProgram, env.rank());
 
   const redblack3d::RunReport report = redblack3d::run(env, settings);
   const proxy::harness::Timings& t = report.timings;

@@ -125,7 +125,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
   }
 
-  const summa::RunResult result = summa::run(env, problem);
+  const summa::RunResult result = summa::run(env, problem, apps::abort_on_comm_failure(kProgram, env.rank()));
 
   const bool root = env.rank() == 0;
   if (result.shared_proxy)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include <proxy/harness/session.hpp>
 
@@ -38,7 +39,8 @@ double local_relative_error(const GridContext& grid, const std::vector<double>& 
   return worst / (static_cast<double>(p.k) * kGeneratorMax * kGeneratorMax);
 }
 
-RunResult run(const proxy::Environment& env, const Problem& problem) {
+RunResult run(const proxy::Environment& env, const Problem& problem,
+              std::function<void(const std::exception&)> on_comm_failure) {
   validate(problem, env.size());
   const MPI_Comm world = env.world();
   RunResult result;
@@ -51,6 +53,7 @@ RunResult run(const proxy::Environment& env, const Problem& problem) {
   result.broadcasts = grid.rank_map().broadcast_counts(0);
 
   proxy::harness::Session session(env, problem.mode, problem.threads);
+  if (on_comm_failure) session.on_comm_failure(std::move(on_comm_failure));
   result.threads_per_rank = session.threads();
   result.shared_proxy = session.any_shared_proxy();
   result.placement = session.rank0_placement();

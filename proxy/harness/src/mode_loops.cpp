@@ -117,8 +117,9 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads) {
     for (int e = 0; e < steps.lookahead && e < steps.count; ++e) {
       const double start = now();
       proxy.wait(steps.start_on_proxy(proxy, e));
-      t.comm_s += now() - start;
-      t.wait_s += now() - start;
+      const double done = now();
+      t.comm_s += done - start;
+      t.wait_s += done - start;
     }
   } catch (...) {
     failure = std::current_exception();

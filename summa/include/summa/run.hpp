@@ -5,6 +5,8 @@
 // Thread contract: call on the main thread, with no ProxyThread of the caller running.
 #pragma once
 
+#include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,7 +37,10 @@ struct RunResult {
 };
 
 // Same result on every rank. Throws InvalidProblem (validate) before any communication.
-RunResult run(const proxy::Environment& env, const Problem& problem);
+// on_comm_failure: called with a proxy::CommError while the proxy thread still runs (Session), e.g. to
+// print it and end the job; empty: the error is rethrown.
+RunResult run(const proxy::Environment& env, const Problem& problem,
+              std::function<void(const std::exception&)> on_comm_failure = {});
 
 // C's block of this rank recomputed from the generator with one dgemm of `blas_threads` OpenBLAS threads,
 // compared with `c`: max |C - C_ref| / (k * kGeneratorMax^2) on this rank.

@@ -17,6 +17,18 @@
 
 namespace apps {
 
+// A Session's communication-failure handler for drivers: prints "<program>: error: communication failed
+// on rank R: <what>" and ends the whole job with exit 1 while the proxy thread still runs (unwinding
+// first would wait for a proxy that may never drain).
+inline auto abort_on_comm_failure(std::string_view program, int rank) {
+  return [program, rank](const std::exception& error) {
+    std::fprintf(stderr, "%.*s: error: communication failed on rank %d: %s\n", static_cast<int>(program.size()),
+                 program.data(), rank, error.what());
+    std::fflush(stderr);
+    proxy::Environment::abort(kExitRunFailure);
+  };
+}
+
 // body(proxy::Environment&) returns main's exit status.
 template <class Body>
 int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
