@@ -174,7 +174,8 @@ Placement place_on_host(const HostLayout& host, int host_rank, int threads, bool
 
   // Who else runs on the proxy's core, and why.
   std::vector<std::string> sharers;
-  if (const int own = me.threads_on(p.proxy_core); own > 0) sharers.push_back(count_of(own, "compute thread"));
+  p.proxy_core_compute_threads = me.threads_on(p.proxy_core);
+  if (p.proxy_core_compute_threads > 0) sharers.push_back(count_of(p.proxy_core_compute_threads, "compute thread"));
   int others = 0;
   int first_other = -1;
   bool other_group = false;
@@ -183,6 +184,7 @@ Placement place_on_host(const HostLayout& host, int host_rank, int threads, bool
     const Slice& s = slices[static_cast<std::size_t>(k)];
     const std::string what = occupant(s, world_rank(k), p.proxy_core);
     if (what.empty()) continue;
+    p.proxy_core_other_ranks.push_back(world_rank(k));
     if (others < 3) sharers.push_back(what);
     if (first_other < 0 && s.group != me.group) first_other = k;
     other_group = other_group || s.group != me.group;

@@ -138,12 +138,18 @@ TEST(PlaceOnHost, RanksWithTheSameBindingSplitIt) {
   EXPECT_TRUE(p.shared_proxy);
   EXPECT_FALSE(p.oversubscribed);
   EXPECT_EQ(p.proxy_sharing, proxy::ProxySharing::ranks_share_cores);
+  EXPECT_EQ(p.proxy_core_compute_threads, 1);
+  EXPECT_TRUE(p.proxy_core_other_ranks.empty());
   EXPECT_EQ(p.binding, (proxy::CoreSet{0, 1}));
 
   const auto wide = host(8, std::vector<proxy::CoreSet>(3, {0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(describe(wide, 0), "cores 0-2: proxy on 2 (dedicated), 2 compute threads on 0-1");
   EXPECT_EQ(describe(wide, 2), "cores 6-7: proxy on 7 (dedicated), 1 compute thread on 6");
-  EXPECT_TRUE(proxy::place_on_host(wide, 2, 0, true).proxy_core_dedicated);
+  const auto dedicated = proxy::place_on_host(wide, 2, 0, true);
+  EXPECT_TRUE(dedicated.proxy_core_dedicated);
+  EXPECT_FALSE(dedicated.shared_proxy);
+  EXPECT_EQ(dedicated.proxy_core_compute_threads, 0);
+  EXPECT_TRUE(dedicated.proxy_core_other_ranks.empty());
 }
 
 TEST(PlaceOnHost, DisjointBindingsKeepTheirOwnCores) {
@@ -188,6 +194,9 @@ TEST(PlaceOnHost, LauncherBoundRanksSplitOnlyWhatTheyWereGiven) {
   EXPECT_EQ(describe(one_core, 1),
             "cores 0: proxy on 0 (shared with 1 compute thread, rank 0's proxy and 1 compute thread: 2 ranks on host h "
             "share core 0), 1 compute thread on 0 (oversubscribed)");
+  const auto p = proxy::place_on_host(one_core, 0, 0, true);
+  EXPECT_EQ(p.proxy_core_compute_threads, 1);
+  EXPECT_EQ(p.proxy_core_other_ranks, (std::vector<int>{1}));
   // taskset -c 2-5 on an 8-core host: the binding, not the host, is what the ranks split.
   const auto partial = host(8, {{2, 3, 4, 5}, {2, 3, 4, 5}});
   EXPECT_EQ(describe(partial, 0), "cores 2-3: proxy on 3 (dedicated), 1 compute thread on 2");
@@ -210,6 +219,7 @@ TEST(PlaceOnHost, MoreRanksThanCoresShareRoundRobinAndNameWhoShares) {
             "cores 0: proxy on 0 (shared with 1 compute thread, rank 0's proxy and 1 compute thread, rank 1's proxy and "
             "1 compute thread, rank 2's proxy and 1 compute thread, 2 more ranks: 6 ranks on host h share core 0), "
             "1 compute thread on 0 (oversubscribed)");
+  EXPECT_EQ(proxy::place_on_host(crowd, 5, 0, true).proxy_core_other_ranks, (std::vector<int>{0, 1, 2, 3, 4}));
 }
 
 TEST(PlaceOnHost, OverlappingDifferentBindingsAreSharedAndSaySo) {
@@ -220,6 +230,8 @@ TEST(PlaceOnHost, OverlappingDifferentBindingsAreSharedAndSaySo) {
             "this rank's (cores 0-1)), 1 compute thread on 0 (oversubscribed)");
   EXPECT_EQ(p.proxy_sharing, proxy::ProxySharing::bindings_overlap);
   EXPECT_FALSE(p.proxy_core_dedicated);
+  EXPECT_EQ(p.proxy_core_compute_threads, 0);
+  EXPECT_EQ(p.proxy_core_other_ranks, (std::vector<int>{7}));
 }
 
 TEST(PlaceOnHost, ABindingWithNoCoreOnTheHostIsAClearError) {

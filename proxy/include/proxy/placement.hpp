@@ -39,6 +39,8 @@ struct Placement {
   // proxy_core: the question a progress strategy asks before letting the proxy spin.
   bool proxy_core_dedicated = false;
   ProxySharing proxy_sharing = ProxySharing::none;
+  int proxy_core_compute_threads = 0;        // this rank's compute threads on proxy_core
+  std::vector<int> proxy_core_other_ranks;   // world ranks of the host that also run a thread there
   std::string proxy_sharing_reason;  // "" when dedicated, else e.g. "shared with 1 compute thread: binding
                                      // gives this rank 1 core"
   CoreSet compute_cores;           // core of compute thread i is compute_cores[i % size]
