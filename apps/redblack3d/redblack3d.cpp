@@ -142,6 +142,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
               << " x " << report.threads << " thread" << (report.threads == 1 ? "" : "s") << ", "
               << settings.iterations << " iterations, omega " << settings.omega << "\n";
     std::cout << "placement (rank 0): " << report.placement << "\n";
+    if (settings.mode == redblack3d::Mode::proxy) std::cout << "progress: " << report.progress << "\n";
     const apps::TimingRow row = apps::TimingRow::from(mode, t, settings.iterations, ideal);
     apps::print_timing_table(std::cout, {row});
     char line[160];
@@ -177,6 +178,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
           .set("verify", settings.verify).set("verified", report.verified)
           .set("max_difference", report.comparison.max_difference)
           .set("proxy_placement", proxy_placement)
+          .set("progress", report.progress)
           .set("oversubscribed", report.oversubscribed)
           .set("placement", report.placement);
       try {

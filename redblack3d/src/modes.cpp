@@ -35,8 +35,9 @@ proxy::harness::Steps make_steps(Block& block, const Halo& halo, Mode mode, int 
   steps.start_on_proxy = [plan](proxy::ProxyThread& proxy, int) { return proxy.start(*plan); };
   // Captured by value: the split is computed once and copied into the closures.
   const OverlapSplit split = split_for(block.decomposition, mode);
-  steps.compute_inner = [&block, inner = split.inner](int s, proxy::harness::Team) {
-    relax(block.u, block.f, block.stencil, colour_of(s), block.decomposition.offset, inner);
+  steps.compute_inner = [&block, inner = split.inner](int s, proxy::harness::Team team) {
+    relax(block.u, block.f, block.stencil, colour_of(s), block.decomposition.offset, inner,
+          [team] { team.progress_point(); });
   };
   if (!split.annulus.empty()) {
     steps.compute_boundary = [&block, annulus = split.annulus](int s, proxy::harness::Team) {

@@ -9,7 +9,8 @@
 // master, and its closure runs on the proxy thread. The compute functions are called by every thread of
 // the team (inside one parallel region in mt and proxy, with Team{thread, threads}; outside any, with
 // Team{0, 1}, in sync and async), and must split the work by Team themselves or with an orphaned
-// `omp for ... nowait`: the loop puts a barrier after each compute phase.
+// `omp for ... nowait`: the loop puts a barrier after each compute phase. Long compute functions call
+// team.progress_point() between chunks of their work (see Team).
 #pragma once
 
 #include <functional>
@@ -22,6 +23,13 @@ namespace proxy::harness {
 struct Team {
   int thread = 0;   // omp_get_thread_num() in a team, else 0
   int threads = 1;
+  ProxyThread* proxy = nullptr;  // proxy mode's, for progress points
+
+  // Call between chunks of work (a plane, a tile block, a row chunk): with cooperative progress it moves
+  // the exchange in flight along; otherwise it costs one relaxed load (and nothing outside proxy mode).
+  void progress_point() const {
+    if (proxy != nullptr) proxy->progress_point();
+  }
 };
 
 struct Steps {
