@@ -134,7 +134,9 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                            ? std::numeric_limits<double>::quiet_NaN()
                            : apps::ideal_proxy_time(t.total_s, t.comm_s, node_width);
   const std::string proxy_placement =
-      settings.mode != redblack3d::Mode::proxy ? "none" : (report.shared_proxy ? "shared" : "dedicated");
+      settings.mode != redblack3d::Mode::proxy || report.progress == "cooperative"  // cooperative: no proxy core
+          ? "none"
+          : (report.shared_proxy ? "shared" : "dedicated");
 
   if (env.rank() == 0) {
     std::cout << kProgram << ": mode " << mode << ", grid " << grid_text(settings.global) << ", geometry "
