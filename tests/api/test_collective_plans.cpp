@@ -20,6 +20,10 @@ MPI_Comm split_rows() {
   return rows;
 }
 
+TEST(CollectivePlans, TheBuildTakesTheConfiguredPath) {
+  EXPECT_EQ(proxy::persistent_collectives_available(), PROXY_EXPECT_PERSISTENT_COLLECTIVES == 1);
+}
+
 TEST(CollectivePlans, BroadcastReduceAllreduceOverASubCommunicatorEpochAfterEpoch) {
   MPI_Comm rows = split_rows();
   int row_rank = 0, row_size = 1;
