@@ -6,8 +6,8 @@ SIGTERM or a SIGKILL followed by the next run. Each CTest test runs one case:
 `test_emulated_cluster.py TestEmulatedCluster.test_where_mpich`.
 
 Needs root and `ip netns`; without them every case exits 77 (CTest: skipped) after one line saying why.
-Environment (set by CTest): CLUSTER_TEST_REDBLACK3D, CLUSTER_TEST_OVERLAP (built drivers; their cases are
-skipped without them)."""
+Environment (set by CTest): CLUSTER_TEST_REDBLACK3D, CLUSTER_TEST_OVERLAP, CLUSTER_TEST_PROXY_INFO (built
+programs; their cases are skipped without them)."""
 import os
 import re
 import shutil
@@ -25,6 +25,7 @@ CLUSTER = ROOT / "bench" / "emulated-cluster"
 WHERE_SOURCE = HERE / "where.c"
 REDBLACK3D = os.environ.get("CLUSTER_TEST_REDBLACK3D", "")
 OVERLAP = os.environ.get("CLUSTER_TEST_OVERLAP", "")
+PROXY_INFO = os.environ.get("CLUSTER_TEST_PROXY_INFO", "")
 SKIP = 77
 # Generous: a run that must succeed may be slow on a loaded machine; the cluster itself sets up in < 1 s.
 RUN_TIMEOUT = 240
@@ -120,6 +121,17 @@ class TestEmulatedCluster(unittest.TestCase):
         hosts = re.findall(r"rank (\d) host (\S+) cpus \S+ node_ranks (\d)", out)
         self.assertEqual(hosts, [("0", "node0", "2"), ("1", "node0", "2"), ("2", "node1", "2"),
                                  ("3", "node1", "2")], out)
+
+    def test_placement_sees_node_cores(self):
+        """proxy-info on 2 nodes x 1 core: each rank is alone on a node of its own and its placement has one
+        core (hwloc reads the node's cpuset cgroup), so the proxy shares it."""
+        if not PROXY_INFO:
+            self.skipTest("proxy-info is not part of this build")
+        out, err = self.cluster("--nodes", "2", "--cores-per-node", "1", "--", PROXY_INFO)
+        if "taskset only" in err:
+            self.skipTest("no cpuset cgroup here: hwloc sees the whole machine (taskset still confines)")
+        for rank in range(2):
+            self.assertRegex(out, rf"rank {rank}: node {rank}/2 rank 0/1; cores 0: proxy on 0 \(shared\)", out + err)
 
     def test_redblack3d_verify_over_two_nodes(self):
         """RedBlack3D sync and proxy over 2 nodes: bitwise identical to the serial solver; ghosts cross."""
