@@ -44,12 +44,14 @@ def skip_reason():
 
 
 def cluster_objects():
-    """Names of the namespaces, links and processes the emulated cluster creates (empty when clean)."""
+    """Names of the namespaces, links and cgroups the emulated cluster creates (empty when clean)."""
     namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
     found = [line.split()[0] for line in namespaces.splitlines() if line.startswith("pxc-")]
     found += [line.split(": ")[1].split("@")[0] for line in links.splitlines()
               if line.split(": ")[1].startswith("pxc-")]
+    for base in (Path("/sys/fs/cgroup/cpuset"), Path("/sys/fs/cgroup")):  # the nodes' cpuset cgroups
+        found += [str(group) for group in base.glob("pxc-*")]
     return found
 
 
