@@ -5,6 +5,7 @@ Runs go through the real launcher (mpiexec -n 2); nothing depends on timing."""
 import csv
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -210,7 +211,7 @@ class TestOverlap(unittest.TestCase):
 
     def test_async_and_proxy(self):
         """One launch, async and proxy modes."""
-        done = subprocess.run(["mpiexec", "-n", "2", OVERLAP, "--mode", "async,proxy", *self.TINY,
+        done = subprocess.run([*shlex.split(os.environ.get("MPIEXEC", "mpiexec")), "-n", "2", OVERLAP, "--mode", "async,proxy", *self.TINY,
                                "--output", str(self.output)], capture_output=True, text=True, timeout=120)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("OSU %", done.stdout)
