@@ -133,7 +133,8 @@ class TestEmulatedCluster(unittest.TestCase):
         if "taskset only" in err:
             self.skipTest("no cpuset cgroup here: hwloc sees the whole machine (taskset still confines)")
         for rank in range(2):
-            self.assertRegex(out, rf"rank {rank}: node {rank}/2 rank 0/1; cores 0: proxy on 0 \(shared\)", out + err)
+            self.assertIn(f"rank {rank}: node {rank}/2 rank 0/1; host node{rank} rank 0/1, binding 0; cores 0: proxy on 0 "
+                          "(shared with 1 compute thread: binding gives this rank 1 core)", out, out + err)
 
     def test_redblack3d_verify_over_two_nodes(self):
         """RedBlack3D sync and proxy over 2 nodes: bitwise identical to the serial solver; ghosts cross."""
