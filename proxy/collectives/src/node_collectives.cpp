@@ -120,6 +120,8 @@ class NodeCollectives::SlotOperation final : public Operation {
   }
 
   std::uint64_t bytes_per_epoch() const noexcept override { return work_.count * work_.element_size; }
+  // Its requests are collectives, which MPI cannot cancel.
+  bool cancellable() const noexcept override { return false; }
 
   MPI_Comm comm = MPI_COMM_NULL;
   alignas(64) std::atomic<std::uint64_t> ready{0};  // segments the team has handed over (leader thread)
