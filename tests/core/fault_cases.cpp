@@ -1,5 +1,6 @@
 // Fault cases of the runtime, one per argument, each run on real ranks by CTest (label `faults`):
 //   settings          construct the Environment only (bad PROXY_* values are refused there), print "ok"
+//   abort-line        rank 0 ends the job at once with Environment::abort(line, 3): the line must arrive
 //   call-abandoned    rank 0: call() times out while the proxy is busy with an earlier closure; the call is
 //                     abandoned (never runs), TimeoutError names it, and the program goes on and exits 0
 //   call-running      rank 0: call() runs MPI_Barrier that rank 1 never enters; the wait times out while
@@ -56,6 +57,10 @@ int main(int argc, char** argv) {
   if (which == "settings") {
     if (env.rank() == 0) std::printf("ok\n");
     return 0;
+  }
+  if (which == "abort-line") {
+    if (env.rank() == 0) proxy::Environment::abort("rank 0: error: ending the job on purpose", 3);
+    sleep_until_killed();
   }
   int status = 0;
   {

@@ -27,7 +27,7 @@
 #include <mpi.h>
 
 #include "proxy/config.hpp"
-#include "proxy/detail/call_state.hpp"
+#include "proxy/call_state.hpp"
 #include "proxy/operation.hpp"
 #include "proxy/placement.hpp"
 #include "proxy/plan.hpp"

@@ -1,5 +1,5 @@
-// Internal to the runtime: where a ProxyThread::call() stands, shared by the caller and the closure it
-// submitted, so that a caller that gives up never leaves the proxy a closure pointing into its frame.
+// Where a ProxyThread::call() stands (installed: call() is a template), shared by the caller and the
+// closure it submitted, so that a caller that gives up never leaves the proxy a closure pointing into its frame.
 //
 //   queued --(proxy begins it)--> running --(fn returned or threw)--> done
 //   queued --(caller's wait timed out)--> abandoned   (the proxy then skips it: fn is never touched)
