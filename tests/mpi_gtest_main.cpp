@@ -6,10 +6,18 @@
 
 #include <cstdio>
 
+#include "mpi_test_util.hpp"
 #include "proxy/environment.hpp"
+
+namespace {
+const proxy::Environment* the_environment = nullptr;
+}
+
+const proxy::Environment& proxy::test_util::environment() { return *the_environment; }
 
 int main(int argc, char** argv) {
   proxy::Environment env(argc, argv);
+  the_environment = &env;
   ::testing::InitGoogleTest(&argc, argv);
   if (env.rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

@@ -3,7 +3,14 @@
 
 #include <mpi.h>
 
+namespace proxy {
+class Environment;
+}
+
 namespace proxy::test_util {
+
+// The Environment that mpi_gtest_main.cpp created for the whole test program.
+const Environment& environment();
 
 inline int world_rank() {
   int rank = 0;

@@ -3,6 +3,7 @@
 // update the interior rows with OpenMP while it does, wait, then update the two rows next to the ghosts.
 // --verify recomputes the whole grid serially on every rank and compares its rows bit for bit.
 //   usage: mpiexec -n 2 heat2d [--nx 256] [--ny 256] [--steps 200] [--verify]
+// Exit status: 0, 2 for a bad argument, 3 when --verify finds a difference (the drivers' convention).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,10 +12,12 @@
 #include <string>
 #include <vector>
 
+#include <proxy/harness/session.hpp>  // bind_compute_threads: binds unless PROXY_BIND=0
 #include <proxy/proxy.hpp>
 
 namespace {
 
+constexpr int kExitUsage = 2, kExitVerificationFailed = 3;
 constexpr double kRate = 0.2;  // dt*alpha/h^2: stable below 0.25
 
 double initial(int gx, int gy, int nx, int ny) {
@@ -44,13 +47,13 @@ int main(int argc, char** argv) {
       *target = std::atoi(argv[++i]);
     } else {
       if (env.rank() == 0) std::fprintf(stderr, "heat2d: error: bad argument '%s'\n", arg.c_str());
-      return 1;
+      return kExitUsage;
     }
   }
   const int rank = env.rank(), size = env.size();
   if (ny < size || nx < 3) {
     if (rank == 0) std::fprintf(stderr, "heat2d: error: need ny >= ranks (%d) and nx >= 3\n", size);
-    return 1;
+    return kExitUsage;
   }
   // Rows as even as possible; first_row is this rank's first global row.
   const int rows = ny / size + (rank < ny % size ? 1 : 0);
@@ -67,7 +70,7 @@ int main(int argc, char** argv) {
   double max_diff = 0.0;
   {
     proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
-    env.bind_openmp_threads(placement);
+    proxy::harness::bind_compute_threads(env, placement);
     const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     // One plan per buffer: a plan names fixed memory, so double buffering means two plans.
     proxy::Plan halo[2];
@@ -108,5 +111,5 @@ int main(int argc, char** argv) {
     if (rank == 0 && std::getenv("PROXY_VERBOSE") != nullptr) std::printf("%s", proxy.statistics().format().c_str());
   }
   if (verify && rank == 0) std::printf("heat2d: verify: max difference from the serial solver %g\n", max_diff);
-  return verify && max_diff != 0.0 ? 2 : 0;
+  return verify && max_diff != 0.0 ? kExitVerificationFailed : 0;
 }

@@ -1,7 +1,8 @@
 // redblack3d: the thesis's RedBlack3D (ch. IV.C) from the command line. Solves -Laplace(u) = f on the unit
 // cube by red-black Gauss-Seidel in one of four modes and prints the thesis-style timing table; see
 // --help. Every rank parses and validates the same command line, so bad input fails identically everywhere:
-// rank 0 prints one line, every rank finalises MPI and exits 1.
+// rank 0 prints one line, every rank finalises MPI and exits 2. A failed --verify exits 3, a run-time
+// failure 1 (apps/exit_codes.hpp).
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -46,7 +47,7 @@ apps::Options make_options() {
               "(default: the ranks on this node, i.e. one rank per core in sync/async)")
       .flag("verify",
             "also run the serial solver (whole grid, on every rank) and compare bit for bit;\n"
-            "prints the max difference and exits 1 unless identical")
+            "prints the max difference and exits 3 unless identical")
       .option("output", "FILE",
               "append one record of this run: FILE.csv (header once, then a row per run) or\n"
               "FILE.json / FILE.jsonl (JSON Lines: one object per line per run)")
@@ -65,14 +66,11 @@ apps::Options make_options() {
   return options;
 }
 
-const char* const kAxis = "xyz";
-
-// Checks everything that depends on the command line and the number of ranks (identical on every rank).
-redblack3d::RunSettings validate(const apps::Options& options, int ranks, int& node_width) {
+// Turns the command line into settings; the library's validate() checks them against the rank count
+// (identical on every rank), so bad input fails the same way everywhere.
+redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, int& node_width) {
   redblack3d::RunSettings settings;
-  const std::string mode_text = options.choice("mode", {"sync", "async", "mt", "proxy"});
-  settings.mode = redblack3d::mode_from_string(mode_text);
-
+  settings.mode = proxy::harness::parse_mode(options.choice("mode", {"sync", "async", "mt", "proxy"}));
   const std::vector<long long> n = apps::parse_int_list("--n", options.value("n"), 1, 1 << 20);
   if (n.size() != 1 && n.size() != 3) {
     throw apps::UsageError("--n: expected N or NX,NY,NZ, got '" + options.value("n") + "'");
@@ -80,46 +78,17 @@ redblack3d::RunSettings validate(const apps::Options& options, int ranks, int& n
   for (int d = 0; d < 3; ++d) settings.global[d] = static_cast<int>(n.size() == 1 ? n[0] : n[d]);
   settings.iterations = static_cast<int>(options.integer("iters", 1, 1 << 30));
   settings.omega = options.real("omega", 0.0, 2.0);
-  if (settings.omega <= 0.0 || settings.omega >= 2.0) {
-    throw apps::UsageError("--omega must be strictly between 0 and 2, got '" + options.value("omega") + "'");
-  }
   settings.threads = static_cast<int>(options.integer("threads", 0, 4096));
-  if (!redblack3d::is_multi_tier(settings.mode) && settings.threads > 1) {
-    throw apps::UsageError("--threads " + options.value("threads") + ": " + mode_text +
-                           " runs one thread per rank (threads are for mt and proxy)");
-  }
   settings.verify = options.flag_set("verify");
   if (options.has("output")) apps::record_format_for(options.value("output"));
   node_width = options.has("node-width") ? static_cast<int>(options.integer("node-width", 1, 1 << 20)) : 0;
-
   if (options.has("geometry")) {
     const std::vector<int> g = options.geometry("geometry", 3);
     settings.geometry = {g[0], g[1], g[2]};
-    if (apps::product(g) != ranks) {
-      throw apps::UsageError("--geometry " + options.value("geometry") + " needs " +
-                             std::to_string(apps::product(g)) + " ranks, but " + std::to_string(ranks) +
-                             (ranks == 1 ? " is" : " are") + " running");
-    }
   } else {
     settings.geometry = redblack3d::default_geometry(ranks);
   }
-  const std::string where = " (--n " + options.value("n") + ", --geometry " +
-                            apps::format_geometry({settings.geometry[0], settings.geometry[1], settings.geometry[2]}) +
-                            ")";
-  for (int d = 0; d < 3; ++d) {
-    const int points = settings.global[d], parts = settings.geometry[d];
-    if (points < parts) {
-      throw apps::UsageError(std::to_string(points) + " points along " + kAxis[d] + " cannot be split over " +
-                             std::to_string(parts) + " ranks" + where);
-    }
-    // Overlap needs an inner region: a block cut on both sides along d must keep a plane that is not a face.
-    const int thinnest = points / parts;
-    if (redblack3d::overlaps(settings.mode) && parts > 1 && thinnest < 3) {
-      throw apps::UsageError("blocks along " + std::string(1, kAxis[d]) + " are only " + std::to_string(thinnest) +
-                             " plane" + (thinnest == 1 ? "" : "s") + " thick; " + mode_text +
-                             " needs at least 3 to have an inner region" + where);
-    }
-  }
+  redblack3d::validate(settings, ranks);
   return settings;
 }
 
@@ -134,37 +103,34 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     return 0;
   }
   int node_width = 0;
-  redblack3d::RunSettings settings = validate(options, env.size(), node_width);
-  const std::string mode = std::string(redblack3d::to_string(settings.mode));
+  redblack3d::RunSettings settings = settings_from(options, env.size(), node_width);
+  const std::string mode = std::string(proxy::harness::to_string(settings.mode));
   const bool verbose = options.flag_set("verbose");
   if (node_width == 0) node_width = env.node().size;
 
-  settings.on_placement = [&](const proxy::Placement& mine, bool any_shared, bool any_oversubscribed) {
+  settings.on_placement = [&](const proxy::harness::Session& session) {
+    const proxy::Placement& mine = session.placement();
     if (verbose) {
       const redblack3d::Decomposition d = redblack3d::decompose(settings.global, settings.geometry, env.rank());
       std::ostringstream line;
       line << "rank " << env.rank() << ": " << d.describe() << "; " << mine.describe() << "\n";
       std::cout << line.str() << std::flush;
     }
-    if (settings.mode == redblack3d::Mode::proxy && any_shared) {
+    if (settings.mode == redblack3d::Mode::proxy && session.any_shared_proxy()) {
       // proxy::Environment already printed its notice when rank 0 itself runs shared; say it only otherwise.
       if (!mine.shared_proxy) {
         apps::warn(kProgram, env.rank(),
                    "too few cores for a dedicated proxy core on some ranks: their proxy shares a core with compute work");
       }
-    } else if (any_oversubscribed) {
+    } else if (session.any_oversubscribed()) {
       apps::warn(kProgram, env.rank(), "more threads or ranks than cores: running oversubscribed");
     }
   };
-  settings.on_comm_failure = [&](const std::exception& error) {
-    std::fprintf(stderr, "%s: error: communication failed on rank %d: %s\n", kProgram, env.rank(), error.what());
-    std::fflush(stderr);
-    proxy::Environment::abort(1);
-  };
+  settings.on_comm_failure = apps::abort_on_comm_failure(kProgram, env.rank());
 
   const redblack3d::RunReport report = redblack3d::run(env, settings);
-  const redblack3d::Timings& t = report.timings;
-  const double ideal = redblack3d::is_multi_tier(settings.mode)
+  const proxy::harness::Timings& t = report.timings;
+  const double ideal = proxy::harness::is_multi_tier(settings.mode)
                            ? std::numeric_limits<double>::quiet_NaN()
                            : apps::ideal_proxy_time(t.total_s, t.comm_s, node_width);
   const std::string proxy_placement =
@@ -176,7 +142,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
               << " x " << report.threads << " thread" << (report.threads == 1 ? "" : "s") << ", "
               << settings.iterations << " iterations, omega " << settings.omega << "\n";
     std::cout << "placement (rank 0): " << report.placement << "\n";
-    apps::TimingRow row{mode, t.total_s, t.compute_s, t.comm_s, t.wait_s, settings.iterations, ideal};
+    const apps::TimingRow row = apps::TimingRow::from(mode, t, settings.iterations, ideal);
     apps::print_timing_table(std::cout, {row});
     char line[160];
     std::snprintf(line, sizeof line, "residual %.6e  error %.6e  (ideal proxy for p = %d cores per node)\n",
@@ -201,9 +167,9 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
           .set("ranks", report.ranks)
           .set("threads_per_rank", report.threads)
           .set("iters", settings.iterations)
-          .set("omega", settings.omega)
-          .set("total_s", t.total_s).set("compute_s", t.compute_s).set("comm_s", t.comm_s).set("wait_s", t.wait_s)
-          .set("comm_percent", row.comm_percent())
+          .set("omega", settings.omega);
+      apps::set_timing_columns(record, t);
+      record.set("comm_percent", row.comm_percent())
           .set("iter_ms", 1000.0 * t.total_s / settings.iterations)
           .set("ideal_proxy_s", ideal)
           .set("node_width", node_width)
@@ -217,30 +183,15 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
         record.append_to(options.value("output"));
       } catch (const std::exception& error) {
         std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
-        return 1;  // rank 0 only; the run itself succeeded and every rank still finalises
+        return apps::kExitRunFailure;  // rank 0 only; the run itself succeeded and every rank still finalises
       }
     }
   }
-  return settings.verify && !report.verified ? 1 : 0;
+  return settings.verify && !report.verified ? apps::kExitVerificationFailed : apps::kExitSuccess;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::unique_ptr<proxy::Environment> env;
-  try {
-    env = std::make_unique<proxy::Environment>(argc, argv);
-  } catch (const std::exception& error) {
-    // Set-up failures (MPI thread level, hwloc) come before the ranks can agree on anything.
-    std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
-    return 1;
-  }
-  try {
-    return apps::run_guarded(kProgram, env->rank(), [&] { return run_driver(*env, argc, argv); });
-  } catch (const std::exception& error) {
-    // Not a usage error: something only this rank may know about, so end the whole job.
-    std::fprintf(stderr, "%s: error: rank %d: %s\n", kProgram, env->rank(), error.what());
-    std::fflush(stderr);
-    proxy::Environment::abort(1);
-  }
+  return apps::driver_main(kProgram, argc, argv, [&](proxy::Environment& env) { return run_driver(env, argc, argv); });
 }

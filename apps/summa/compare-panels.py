@@ -3,19 +3,26 @@
 prints one table (total seconds and GFLOP/s per mode and panel, best panel per mode marked with '*').
 
 Single-tier modes (sync, async) run one rank per core; multi-tier modes (mt, proxy) one rank per node,
-as in the thesis (IV.D). Records of every run can be kept as CSV (--output) and plotted (--plot, needs
-matplotlib, e.g. /usr/bin/python3).
+as in the thesis (IV.D). Records of every run can be kept (--output FILE.csv or FILE.json, JSON Lines) and
+plotted (--plot, needs matplotlib, e.g. /usr/bin/python3). The launcher is --mpiexec, else $MPIEXEC, else
+proxy-mpiexec beside the driver (written by the build), else mpiexec. Exit status: 0 ok, 1 a run failed,
+2 bad usage, 3 a verification failed.
 
 Example:
   apps/summa/compare-panels.py --size 1536 --panels 32,64,128,256,512 --reps 3 --output panels.csv
 """
-import argparse
 import csv
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent  # toolkit/ sits beside apps/sweep, one level up, or in share/proxy
+sys.path[:0] = [str(p) for p in (_HERE, _HERE.parent, _HERE.parent / "share" / "proxy") if (p / "toolkit").is_dir()][:1]
+from toolkit import cli, launcher  # noqa: E402  (after the path is set)
 
 MODES = ("sync", "async", "mt", "proxy")
 
@@ -24,31 +31,38 @@ def parse_args(argv):
     """Command-line options; every default documented in --help."""
     here = os.path.dirname(os.path.abspath(__file__))
     default_driver = os.path.normpath(os.path.join(here, "..", "..", "build", "bin", "summa"))
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.Parser(prog="compare-panels", description=__doc__)
     parser.add_argument("--driver", default=default_driver, help="the summa executable (default: %(default)s)")
-    parser.add_argument("--mpiexec", default="mpiexec", help="MPI launcher (default: %(default)s)")
-    parser.add_argument("--size", type=int, default=1536, help="m = n = k (default: %(default)s)")
+    parser.add_argument("--mpiexec", metavar="CMD", help="launcher command line (default: $MPIEXEC, else "
+                                                          "proxy-mpiexec beside the driver, else mpiexec)")
+    parser.add_argument("--size", default="1536", help="m = n = k, K/M/G suffixes (default: %(default)s)")
     parser.add_argument("--panels", default="16,32,64,128,256,512",
                         help="comma-separated panel widths (default: %(default)s)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated modes (default: %(default)s)")
-    parser.add_argument("--single-tier-ranks", type=int, default=os.cpu_count() or 1,
+    parser.add_argument("--single-tier-ranks", default=str(os.cpu_count() or 1),
                         help="ranks for sync and async: one per core (default: %(default)s)")
-    parser.add_argument("--multi-tier-ranks", type=int, default=1,
+    parser.add_argument("--multi-tier-ranks", default="1",
                         help="ranks for mt and proxy: one per node (default: %(default)s)")
-    parser.add_argument("--threads", type=int, default=0,
+    parser.add_argument("--threads", default="0",
                         help="compute threads per rank in mt and proxy; 0 = one per compute core (default: 0)")
-    parser.add_argument("--reps", type=int, default=3, help="repetitions per run (default: %(default)s)")
+    parser.add_argument("--reps", default="3", help="repetitions per run (default: %(default)s)")
     parser.add_argument("--verify", action="store_true", help="pass --verify: check every run's C (untimed)")
-    parser.add_argument("--output", help="write every run's record to this CSV file")
+    parser.add_argument("--output", help="write every run's record to FILE.csv or FILE.json (JSON Lines)")
     parser.add_argument("--plot", help="save total time vs panel width per mode to this image")
     args = parser.parse_args(argv)
     try:
-        args.panels = [int(p) for p in args.panels.split(",")]
-    except ValueError:
-        parser.error(f"--panels: expected comma-separated integers, got '{args.panels}'")
-    if any(p < 1 for p in args.panels):
-        parser.error(f"--panels: widths must be at least 1, got '{args.panels}'")
-    args.modes = args.modes.split(",")
+        args.size = cli.size(args.size, "--size")
+        args.panels = cli.unique(cli.size(p, "--panels") for p in cli.split_list(args.panels))
+        for name in ("single_tier_ranks", "multi_tier_ranks", "reps"):
+            setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-")))
+        args.threads = 0 if str(args.threads).strip() == "0" else cli.positive_int(args.threads, "--threads")
+        args.output_format = cli.record_format(args.output) if args.output else None
+        args.launcher, _ = launcher.resolve(args.mpiexec, args.driver)
+    except cli.UsageError as error:
+        parser.error(str(error))
+    if not args.panels:
+        parser.error("--panels: no panel width given")
+    args.modes = cli.unique(cli.split_list(args.modes))
     for mode in args.modes:
         if mode not in MODES:
             parser.error(f"--modes: unknown mode '{mode}' (expected {', '.join(MODES)})")
@@ -61,17 +75,30 @@ def run_one(args, mode, panel, record_path):
     """Runs the driver once; its --output appends one JSON line to record_path. Returns that record."""
     multi_tier = mode in ("mt", "proxy")
     ranks = args.multi_tier_ranks if multi_tier else args.single_tier_ranks
-    command = [args.mpiexec, "-n", str(ranks), args.driver, "--size", str(args.size), "--panel", str(panel),
+    command = list(args.launcher) + ["-n", str(ranks), args.driver, "--size", str(args.size), "--panel", str(panel),
                "--mode", mode, "--reps", str(args.reps), "--output", record_path]
     if multi_tier:
         command += ["--threads", str(args.threads)]
     if args.verify:
         command += ["--verify"]
-    result = subprocess.run(command, capture_output=True, text=True)
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    except OSError as error:
+        fail(f"cannot run '{command[0]}': {error.strerror}")
     if result.returncode != 0:
-        sys.exit(f"compare-panels: '{' '.join(command)}' failed ({result.returncode}):\n{result.stdout}{result.stderr}")
-    with open(record_path) as records:
-        return json.loads(records.readlines()[-1])
+        fail(f"'{shlex.join(command)}' failed ({result.returncode}):\n{result.stdout}{result.stderr}",
+             cli.EXIT_VERIFICATION if result.returncode == cli.EXIT_VERIFICATION else cli.EXIT_FAILURE)
+    try:
+        with open(record_path) as records:
+            return json.loads(records.readlines()[-1])
+    except (OSError, IndexError, ValueError):
+        fail(f"'{shlex.join(command)}' exited 0 but wrote no record (is '{args.launcher[0]}' an mpiexec?)")
+
+
+def fail(message, status=cli.EXIT_FAILURE):
+    """A failed run: one message, exit 1 (3 when the driver's verification failed)."""
+    print(f"compare-panels: error: {message}", file=sys.stderr)
+    sys.exit(status)
 
 
 def print_table(args, records):
@@ -94,12 +121,17 @@ def print_table(args, records):
                                           for m, r in layout.items()))
 
 
-def write_csv(path, records):
-    """All records, in the driver's field order."""
+def write_records(path, output_format, records):
+    """All records, in the driver's field order: CSV, or JSON Lines."""
+    if output_format == "json":
+        with open(path, "w") as out:
+            out.writelines(json.dumps(r) + "\n" for r in records)
+        return
     with open(path, "w", newline="") as out:
         writer = csv.DictWriter(out, fieldnames=list(records[0].keys()))
         writer.writeheader()
-        writer.writerows(records)
+        writer.writerows({k: ("true" if v else "false") if isinstance(v, bool) else ("" if v is None else v)
+                          for k, v in r.items()} for r in records)
 
 
 def plot(path, args, records):
@@ -124,6 +156,7 @@ def plot(path, args, records):
 
 
 def main(argv):
+    """Run every mode and panel width, print the table, write and plot what was asked for."""
     args = parse_args(argv)
     records = []
     with tempfile.TemporaryDirectory() as scratch:
@@ -135,7 +168,10 @@ def main(argv):
                 records.append(run_one(args, mode, panel, record_path))
     print_table(args, records)
     if args.output:
-        write_csv(args.output, records)
+        try:
+            write_records(args.output, args.output_format, records)
+        except OSError as error:
+            fail(f"cannot write --output '{args.output}': {error.strerror}")
     if args.plot:
         plot(args.plot, args, records)
     return 0

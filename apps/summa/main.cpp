@@ -1,6 +1,7 @@
 // summa: C = A * B on a process grid with SUMMA in sync, async, mt or proxy mode (thesis II.B, IV.D).
 // Every rank parses and validates the same command line; rank 0 prints the thesis-style table and writes
-// the --output record. Exit status: 0, 1 for bad input (every rank), 2 when --verify finds a wrong C.
+// the --output record. Exit status (apps/exit_codes.hpp): 0, 2 for bad input (every rank), 3 when --verify
+// finds a wrong C, 1 for a run-time failure.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -39,7 +40,7 @@ apps::Options declare_options() {
               "Without it ranks fill the grid row by row and nodes are the real ones")
       .option("output", "FILE", "append a run record to FILE (.csv, or .json/.jsonl for JSON Lines)")
       .flag("verify", "recompute each rank's block of C with one dgemm and check the max relative error\n"
-                      "(relative to k*max|A|*max|B|) is below 1e-12; exit 2 if not")
+                      "(relative to k*max|A|*max|B|) is below 1e-12; exit 3 if not")
       .flag("verbose", "print the placement and the proxy's statistics");
   options.epilog(
       "Output: a table with total, compute, communication and wait times (s), the communication share, the\n"
@@ -100,12 +101,9 @@ apps::RunRecord make_record(const summa::Problem& p, const summa::RunResult& r, 
       .set("node_layout", p.has_node_layout() ? std::to_string(p.node_rows) + "x" + std::to_string(p.node_cols)
                                               : std::string("none"))
       .set("panels", r.panels)
-      .set("reps", p.reps)
-      .set("total_s", r.timings.total)
-      .set("compute_s", r.timings.compute)
-      .set("comm_s", r.timings.comm)
-      .set("wait_s", r.timings.wait)
-      .set("gflops", gflops)
+      .set("reps", p.reps);
+  apps::set_timing_columns(record, r.timings);
+  record.set("gflops", gflops)
       .set("ideal_proxy_s", ideal)
       .set("bcast_on_node", r.broadcasts.on_node())
       .set("bcast_off_node", r.broadcasts.off_node())
@@ -120,31 +118,26 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     if (env.rank() == 0) std::cout << options.help();
     return 0;
   }
-  summa::Problem problem;
-  try {
-    problem = problem_from(options, env.size());
-  } catch (const summa::InvalidProblem& error) {
-    throw apps::UsageError(error.what());
-  }
+  const summa::Problem problem = problem_from(options, env.size());
   std::string output;
   if (options.given("output")) {
     output = options.value("output");
     apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
   }
 
-  const summa::RunResult result = summa::run(env, problem);
+  const summa::RunResult result = summa::run(env, problem, apps::abort_on_comm_failure(kProgram, env.rank()));
 
   const bool root = env.rank() == 0;
   if (result.shared_proxy)
     apps::warn(kProgram, env.rank(), "too few cores per rank for a dedicated proxy core: the proxy shares one");
   const double flops = 2.0 * static_cast<double>(problem.m) * static_cast<double>(problem.n) *
                        static_cast<double>(problem.k);
-  const double gflops = result.timings.total > 0.0 ? flops / result.timings.total * 1e-9 : 0.0;
+  const double gflops = result.timings.total_s > 0.0 ? flops / result.timings.total_s * 1e-9 : 0.0;
   // The prediction is for the runs without a proxy: their compute slowed by p/(p-1), their comm hidden.
   const int cores_per_node = env.topology().cores();
   const double ideal = problem.mode == summa::Mode::proxy
                            ? std::nan("")
-                           : apps::ideal_proxy_time(result.timings.total, result.timings.comm, cores_per_node);
+                           : apps::ideal_proxy_time(result.timings.total_s, result.timings.comm_s, cores_per_node);
   if (root) {
     std::printf("summa: C = A*B with m=%lld n=%lld k=%lld, grid %s, panel %d (%d panels), mode %s, %d ranks x %d "
                 "threads, %d reps\n",
@@ -159,16 +152,9 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                 result.broadcasts.describe().c_str());
     if (options.flag_set("verbose") && !result.placement.empty())
       std::printf("placement of rank 0: %s\n", result.placement.c_str());
-    apps::TimingRow row;
-    row.mode = std::string(summa::to_string(problem.mode));
-    row.total_s = result.timings.total;
-    row.compute_s = result.timings.compute;
-    row.comm_s = result.timings.comm;
-    row.wait_s = result.timings.wait;
-    row.iterations = result.panels;
-    row.ideal_proxy_s = ideal;
     std::fflush(stdout);
-    apps::print_timing_table(std::cout, {row});
+    apps::print_timing_table(
+        std::cout, {apps::TimingRow::from(std::string(summa::to_string(problem.mode)), result.timings, result.panels, ideal)});
     std::printf("GFLOP/s: %.3f\n", gflops);
     if (result.verify_ran)
       std::printf("verify: max relative error %.3e (tolerance %.0e): %s\n", result.max_rel_error,
@@ -178,26 +164,11 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     std::fflush(stdout);
     if (!output.empty()) make_record(problem, result, env.size(), gflops, ideal).append_to(output);
   }
-  return result.verify_ran && !result.verified ? 2 : 0;
+  return result.verify_ran && !result.verified ? apps::kExitVerificationFailed : apps::kExitSuccess;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::optional<proxy::Environment> env;
-  try {
-    env.emplace(argc, argv);
-  } catch (const std::exception& error) {  // MPI refused the thread level: nothing runs yet
-    std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
-    return 1;
-  }
-  try {
-    return apps::run_guarded(kProgram, env->rank(), [&] { return run_driver(*env, argc, argv); });
-  } catch (const std::exception& error) {
-    // A failure the other ranks cannot know about (communication error, timeout): end them all, before
-    // the Environment's MPI_Finalize would wait for them.
-    std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
-    std::fflush(stderr);
-    proxy::Environment::abort(1);
-  }
+  return apps::driver_main(kProgram, argc, argv, [&](proxy::Environment& env) { return run_driver(env, argc, argv); });
 }

@@ -1,121 +1,63 @@
 #include "summa/modes.hpp"
 
-#include <mpi.h>
+#include <string>
 
 #include <proxy/proxy_thread.hpp>
-#include <proxy/detail/timer.hpp>
-
-#include "summa/local_multiply.hpp"
 
 namespace summa {
 
-namespace {
-
-using proxy::now_seconds;
-
-// The blocking step of sync and mt: both broadcasts, then the caller multiplies.
-void broadcast_blocking(const GridContext& grid, Operands& ops, const Panel& p) {
-  MPI_Bcast(ops.panel_a(p, 0), ops.panel_a_count(p), MPI_DOUBLE, p.a_owner_col, grid.row_comm());
-  MPI_Bcast(ops.panel_b(p, 0), ops.panel_b_count(p), MPI_DOUBLE, p.b_owner_row, grid.col_comm());
-}
-
-// Blocking modes differ only in who multiplies: one dgemm (sync) or the node's threads (mt).
-Timings multiply_blocking(const GridContext& grid, Operands& ops, int threads) {
-  Timings t;
-  const double start = now_seconds();
-  for (const Panel& p : grid.schedule()) {
-    const double comm_start = now_seconds();
-    broadcast_blocking(grid, ops, p);
-    const double compute_start = now_seconds();
-    t.comm += compute_start - comm_start;
-    multiply_add_threaded(threads, ops.m(), ops.n(), p.width, ops.panel_a(p, 0), ops.lda(), ops.panel_b(p, 0),
-                          ops.ldb(), ops.c().data(), ops.ldc());
-    t.compute += now_seconds() - compute_start;
-  }
-  t.total = now_seconds() - start;
-  t.wait = t.comm;
-  return t;
-}
-
-}  // namespace
-
-Timings multiply_sync(const GridContext& grid, Operands& operands) { return multiply_blocking(grid, operands, 1); }
-
-Timings multiply_mt(const GridContext& grid, Operands& operands, int threads) {
-  return multiply_blocking(grid, operands, threads);
-}
-
-Timings multiply_async(const GridContext& grid, Operands& ops) {
+proxy::harness::Steps make_steps(const GridContext& grid, Operands& ops, const std::vector<Tile>& tiles,
+                                 PanelRequests& state) {
   const auto& schedule = grid.schedule();
-  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  auto start_panel = [&](std::size_t i) {
-    const Panel& p = schedule[i];
-    const int slot = static_cast<int>(i % 2);
-    MPI_Ibcast(ops.panel_a(p, slot), ops.panel_a_count(p), MPI_DOUBLE, p.a_owner_col, grid.row_comm(), &requests[0]);
-    MPI_Ibcast(ops.panel_b(p, slot), ops.panel_b_count(p), MPI_DOUBLE, p.b_owner_row, grid.col_comm(), &requests[1]);
+  proxy::harness::Steps steps;
+  steps.count = static_cast<int>(schedule.size());
+  steps.lookahead = 1;
+  steps.exchange = [&grid, &ops, &schedule](int e) {
+    const Panel& p = schedule[e];
+    MPI_Bcast(ops.panel_a(p, e % 2), ops.panel_a_count(p), MPI_DOUBLE, p.a_owner_col, grid.row_comm());
+    MPI_Bcast(ops.panel_b(p, e % 2), ops.panel_b_count(p), MPI_DOUBLE, p.b_owner_row, grid.col_comm());
   };
-  Timings t;
-  const double start = now_seconds();
-  start_panel(0);
-  t.comm += now_seconds() - start;
-  for (std::size_t i = 0; i < schedule.size(); ++i) {
-    const double wait_start = now_seconds();
-    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
-    const double next_start = now_seconds();
-    t.wait += next_start - wait_start;
-    if (i + 1 < schedule.size()) start_panel(i + 1);  // in flight while panel i is multiplied
-    const double compute_start = now_seconds();
-    t.comm += compute_start - wait_start;
-    const Panel& p = schedule[i];
-    const int slot = static_cast<int>(i % 2);
-    multiply_add(ops.m(), ops.n(), p.width, ops.panel_a(p, slot), ops.lda(), ops.panel_b(p, slot), ops.ldb(),
-                 ops.c().data(), ops.ldc());
-    t.compute += now_seconds() - compute_start;
-  }
-  t.total = now_seconds() - start;
-  return t;
-}
-
-Timings multiply_proxy(const GridContext& grid, Operands& ops, int threads, proxy::ProxyThread& proxy) {
-  const auto& schedule = grid.schedule();
-  const MPI_Comm row_comm = grid.row_comm();
-  const MPI_Comm col_comm = grid.col_comm();
-  // The thesis's commFn: the proxy posts both broadcasts and its ticket completes when both have.
-  auto start_panel = [&](std::size_t i) {
-    const Panel p = schedule[i];
-    const int slot = static_cast<int>(i % 2);
-    double* a = ops.panel_a(p, slot);
-    double* b = ops.panel_b(p, slot);
-    const int a_count = ops.panel_a_count(p);
-    const int b_count = ops.panel_b_count(p);
-    return proxy.submit([=](proxy::ClosureContext& context) {
-      MPI_Request request = MPI_REQUEST_NULL;
-      MPI_Ibcast(a, a_count, MPI_DOUBLE, p.a_owner_col, row_comm, &request);
-      context.track(request);
-      MPI_Ibcast(b, b_count, MPI_DOUBLE, p.b_owner_row, col_comm, &request);
-      context.track(request);
-    });
+  steps.post = [&grid, &ops, &schedule, &state](int e) {
+    const Panel& p = schedule[e];
+    MPI_Ibcast(ops.panel_a(p, e % 2), ops.panel_a_count(p), MPI_DOUBLE, p.a_owner_col, grid.row_comm(),
+               &state.requests[0]);
+    MPI_Ibcast(ops.panel_b(p, e % 2), ops.panel_b_count(p), MPI_DOUBLE, p.b_owner_row, grid.col_comm(),
+               &state.requests[1]);
   };
-  Timings t;
-  const double start = now_seconds();
-  proxy::Ticket ticket = start_panel(0);
-  t.comm += now_seconds() - start;
-  for (std::size_t i = 0; i < schedule.size(); ++i) {
-    const double wait_start = now_seconds();
-    proxy.wait(ticket);
-    const double next_start = now_seconds();
-    t.wait += next_start - wait_start;
-    if (i + 1 < schedule.size()) ticket = start_panel(i + 1);  // the proxy moves it while we multiply
-    const double compute_start = now_seconds();
-    t.comm += compute_start - wait_start;
-    const Panel& p = schedule[i];
-    const int slot = static_cast<int>(i % 2);
-    multiply_add_threaded(threads, ops.m(), ops.n(), p.width, ops.panel_a(p, slot), ops.lda(),
-                          ops.panel_b(p, slot), ops.ldb(), ops.c().data(), ops.ldc());
-    t.compute += now_seconds() - compute_start;
-  }
-  t.total = now_seconds() - start;
-  return t;
+  steps.complete = [&state] { MPI_Waitall(2, state.requests.data(), MPI_STATUSES_IGNORE); };
+  // One plan per panel, committed before the clock starts: its two broadcasts (A along the row, B down
+  // the column) become persistent collectives (MPI_Bcast_init; MPI_Ibcast per start where MPI lacks them),
+  // so starting a panel is one queue push, with no closure allocated per panel (docs/api.md).
+  steps.prepare_proxy = [&grid, &ops, &schedule, &state](proxy::ProxyThread& proxy) {
+    state.panels.clear();
+    state.panels.reserve(schedule.size());
+    for (std::size_t i = 0; i < schedule.size(); ++i) {
+      const Panel& p = schedule[i];
+      const int slot = static_cast<int>(i % 2);
+      proxy::PlanSpec spec("panel-" + std::to_string(i));
+      spec.broadcast(grid.row_comm(), p.a_owner_col, ops.panel_a(p, slot), ops.panel_a_count(p), MPI_DOUBLE)
+          .broadcast(grid.col_comm(), p.b_owner_row, ops.panel_b(p, slot), ops.panel_b_count(p), MPI_DOUBLE);
+      state.panels.push_back(proxy.commit(spec));
+    }
+  };
+  steps.start_on_proxy = [&state](proxy::ProxyThread& proxy, int e) {
+    return proxy.start(state.panels.at(static_cast<std::size_t>(e)));
+  };
+  // One dgemm alone; in a team each thread one single-threaded dgemm on its tile of C (thesis IV.D.2).
+  steps.compute_inner = [&ops, &schedule, &tiles](int s, proxy::harness::Team team) {
+    const Panel& p = schedule[s];
+    const double* a = ops.panel_a(p, s % 2);
+    const double* b = ops.panel_b(p, s % 2);
+    if (team.threads == 1) {
+      multiply_add(ops.m(), ops.n(), p.width, a, ops.lda(), b, ops.ldb(), ops.c().data(), ops.ldc());
+      return;
+    }
+    if (team.thread >= static_cast<int>(tiles.size())) return;
+    const Tile& tile = tiles[team.thread];
+    multiply_add(tile.rows, tile.cols, p.width, a + tile.row_begin, ops.lda(), b + tile.col_begin, ops.ldb(),
+                 ops.c().data() + static_cast<long>(tile.col_begin) * ops.ldc() + tile.row_begin, ops.ldc());
+  };
+  return steps;
 }
 
 }  // namespace summa

@@ -15,22 +15,6 @@ void require_positive(std::string_view name, std::int64_t value) {
 
 }  // namespace
 
-std::string_view to_string(Mode mode) noexcept {
-  switch (mode) {
-    case Mode::sync: return "sync";
-    case Mode::async: return "async";
-    case Mode::mt: return "mt";
-    case Mode::proxy: return "proxy";
-  }
-  return "?";
-}
-
-Mode parse_mode(std::string_view text) {
-  for (Mode mode : {Mode::sync, Mode::async, Mode::mt, Mode::proxy})
-    if (text == to_string(mode)) return mode;
-  throw InvalidProblem("--mode: unknown value '" + std::string(text) + "' (expected sync, async, mt or proxy)");
-}
-
 void validate(const Problem& p, int ranks) {
   require_positive("--m", p.m);
   require_positive("--n", p.n);
@@ -43,11 +27,7 @@ void validate(const Problem& p, int ranks) {
     throw InvalidProblem("--grid " + p.grid() + " needs " +
                          std::to_string(static_cast<long long>(p.grid_rows) * p.grid_cols) + " ranks, but " +
                          std::to_string(ranks) + " are running");
-  if (p.threads < 0)
-    throw InvalidProblem("--threads must be at least 0 (0 = one per core), got '" + std::to_string(p.threads) + "'");
-  if (!is_multi_tier(p.mode) && p.threads > 1)
-    throw InvalidProblem("--threads " + std::to_string(p.threads) + " needs --mode mt or proxy (" +
-                         std::string(to_string(p.mode)) + " runs one thread per rank)");
+  proxy::harness::check_threads(p.mode, p.threads);
   if (p.has_node_layout()) {
     const std::string layout = std::to_string(p.node_rows) + "x" + std::to_string(p.node_cols);
     if (is_multi_tier(p.mode))

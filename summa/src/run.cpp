@@ -3,37 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 
-#include <proxy/config.hpp>
-#include <proxy/proxy_thread.hpp>
+#include <proxy/harness/session.hpp>
 
 #include "summa/blas_threads.hpp"
 #include "summa/generator.hpp"
 #include "summa/grid_context.hpp"
 #include "summa/local_multiply.hpp"
+#include "summa/modes.hpp"
 #include "summa/operands.hpp"
 
 namespace summa {
-
-namespace {
-
-// MPI calls go to the proxy thread while one runs (it alone may call MPI), else run here.
-template <class Fn>
-void on_mpi_thread(proxy::ProxyThread* proxy, Fn&& fn) {
-  if (proxy != nullptr)
-    proxy->call(fn);
-  else
-    fn();
-}
-
-Timings max_over_ranks(proxy::ProxyThread* proxy, MPI_Comm world, const Timings& mine) {
-  double local[4] = {mine.total, mine.compute, mine.comm, mine.wait};
-  double slowest[4];
-  on_mpi_thread(proxy, [&] { MPI_Allreduce(local, slowest, 4, MPI_DOUBLE, MPI_MAX, world); });
-  return Timings{slowest[0], slowest[1], slowest[2], slowest[3]};
-}
-
-}  // namespace
 
 double local_relative_error(const GridContext& grid, const std::vector<double>& c, int blas_threads) {
   const Problem& p = grid.problem();
@@ -58,64 +39,44 @@ double local_relative_error(const GridContext& grid, const std::vector<double>& 
   return worst / (static_cast<double>(p.k) * kGeneratorMax * kGeneratorMax);
 }
 
-RunResult run(const proxy::Environment& env, const Problem& problem) {
+RunResult run(const proxy::Environment& env, const Problem& problem,
+              std::function<void(const std::exception&)> on_comm_failure) {
   validate(problem, env.size());
   const MPI_Comm world = env.world();
   RunResult result;
   // Single-tier ranks and multi-tier threads alike call single-threaded OpenBLAS (blas_threads.hpp).
   ScopedBlasThreads single_threaded_blas(1);
 
-  GridContext grid(world, problem, env.node().index);  // before the proxy: it calls MPI
+  GridContext grid(world, problem, env.node().index);  // before the session: its proxy owns MPI after
   Operands operands(grid);
   result.panels = static_cast<int>(grid.schedule().size());
   result.broadcasts = grid.rank_map().broadcast_counts(0);
 
-  const bool multi_tier = is_multi_tier(problem.mode);
-  const proxy::Config config = proxy::Config::from_env();
-  std::optional<proxy::Placement> placement;
-  if (multi_tier) {
-    placement = env.placement(problem.threads, problem.mode == Mode::proxy);
-    result.threads_per_rank = placement->threads;
-    if (config.bind) env.bind_openmp_threads(*placement);
-    int shared = placement->shared_proxy ? 1 : 0;
-    int any_shared = 0;
-    MPI_Allreduce(&shared, &any_shared, 1, MPI_INT, MPI_LOR, world);
-    result.shared_proxy = any_shared != 0;
-    result.placement = placement->describe();  // rank 0's is the one the driver prints
-  }
-
-  std::optional<proxy::ProxyThread> proxy_thread;
-  if (problem.mode == Mode::proxy) proxy_thread.emplace(world, *placement);
-  proxy::ProxyThread* proxy = proxy_thread ? &*proxy_thread : nullptr;
+  proxy::harness::Session session(env, problem.mode, problem.threads);
+  if (on_comm_failure) session.on_comm_failure(std::move(on_comm_failure));
+  result.threads_per_rank = session.threads();
+  result.shared_proxy = session.any_shared_proxy();
+  result.placement = session.rank0_placement();
+  const std::vector<Tile> tiles = split_into_tiles(operands.m(), operands.n(), session.threads());
+  PanelRequests requests;
+  const proxy::harness::Steps steps = make_steps(grid, operands, tiles, requests);
 
   for (int rep = 0; rep < problem.reps; ++rep) {
     operands.zero_c();
-    on_mpi_thread(proxy, [&] { MPI_Barrier(world); });  // every rank starts the clock together
-    Timings mine;
-    switch (problem.mode) {
-      case Mode::sync: mine = multiply_sync(grid, operands); break;
-      case Mode::async: mine = multiply_async(grid, operands); break;
-      case Mode::mt: mine = multiply_mt(grid, operands, result.threads_per_rank); break;
-      case Mode::proxy: mine = multiply_proxy(grid, operands, result.threads_per_rank, *proxy); break;
-    }
-    result.repetitions.push_back(max_over_ranks(proxy, world, mine));
+    session.on_mpi_thread([&] { MPI_Barrier(world); });  // every rank starts the clock together
+    result.repetitions.push_back(session.slowest_rank(session.run(steps)));
   }
-  for (const Timings& t : result.repetitions) {
-    result.timings.total += t.total / problem.reps;
-    result.timings.compute += t.compute / problem.reps;
-    result.timings.comm += t.comm / problem.reps;
-    result.timings.wait += t.wait / problem.reps;
-  }
+  result.timings = proxy::harness::mean(result.repetitions);
 
   if (problem.verify) {
     // One multi-threaded dgemm as the reference for threads x single-threaded tiles (and vice versa).
     double error = local_relative_error(grid, operands.c(), result.threads_per_rank);
-    on_mpi_thread(proxy, [&] { MPI_Allreduce(MPI_IN_PLACE, &error, 1, MPI_DOUBLE, MPI_MAX, world); });
+    session.on_mpi_thread([&] { MPI_Allreduce(MPI_IN_PLACE, &error, 1, MPI_DOUBLE, MPI_MAX, world); });
     result.verify_ran = true;
     result.max_rel_error = error;
     result.verified = error < kVerifyTolerance;
   }
-  if (proxy != nullptr) result.proxy_statistics = proxy->statistics().format();
+  result.proxy_statistics = session.proxy_statistics();
   return result;
 }
 

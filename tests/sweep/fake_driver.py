@@ -2,8 +2,9 @@
 """A stand-in for the proxy drivers in the sweep tests: takes driver-style options, appends one JSON
 Lines (or CSV) record to --output with deterministic times computed from the options, and fails like a
 driver does on bad input (`fake_driver: error: ...`, exit 1). Launched through mpiexec, every rank runs
-it; only rank 0 (PMI_RANK) writes, as the real drivers do. FAKE_DRIVER_LOG names a file to which rank 0
-appends one line per invocation (so tests can count reruns); FAKE_DRIVER_SLEEP delays each run."""
+it; only rank 0 (PMI_RANK or OMPI_COMM_WORLD_RANK) writes, as the real drivers do. FAKE_DRIVER_LOG names a file to which rank 0
+appends one line per invocation (so tests can count reruns); FAKE_DRIVER_SLEEP delays each run;
+FAKE_DRIVER_STARTED names a file to which rank 0 appends a line when a run starts (before the delay)."""
 import argparse
 import csv
 import json
@@ -26,12 +27,16 @@ def main():
     parser.add_argument("--verify", action="store_true")
     parser.add_argument("--output", required=True)
     args = parser.parse_args()
-    rank = int(os.environ.get("PMI_RANK", "0"))
-    ranks = int(os.environ.get("PMI_SIZE", "1"))
+    # MPICH's Hydra (and Slurm's PMI) set PMI_*, Open MPI sets OMPI_COMM_WORLD_*.
+    rank = int(os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK", "0")))
+    ranks = int(os.environ.get("PMI_SIZE", os.environ.get("OMPI_COMM_WORLD_SIZE", "1")))
     if args.mode not in MODE_FACTOR:
         if rank == 0:
             print(f"fake_driver: error: unknown mode '{args.mode}'", file=sys.stderr)
         return 1
+    if rank == 0 and os.environ.get("FAKE_DRIVER_STARTED"):
+        with open(os.environ["FAKE_DRIVER_STARTED"], "a") as started:
+            started.write(f"{os.getpid()}\n")
     time.sleep(float(os.environ.get("FAKE_DRIVER_SLEEP", "0")))
     if rank != 0:
         return 0

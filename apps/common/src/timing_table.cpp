@@ -2,8 +2,18 @@
 
 #include <cstdio>
 #include <ostream>
+#include <utility>
 
 namespace apps {
+
+TimingRow TimingRow::from(std::string mode, const proxy::harness::Timings& t, long long iterations,
+                          double ideal_proxy_s) {
+  return TimingRow{std::move(mode), t.total_s, t.compute_s, t.comm_s, t.wait_s, iterations, ideal_proxy_s};
+}
+
+void set_timing_columns(RunRecord& record, const proxy::harness::Timings& t) {
+  record.set("total_s", t.total_s).set("compute_s", t.compute_s).set("comm_s", t.comm_s).set("wait_s", t.wait_s);
+}
 
 void print_timing_table(std::ostream& out, const std::vector<TimingRow>& rows, const std::string& title) {
   char line[256];

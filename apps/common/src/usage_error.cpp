@@ -10,7 +10,7 @@ int report_usage_error(std::string_view program, int rank, const std::exception&
     std::fprintf(stderr, "%.*s: error: %s\n", static_cast<int>(program.size()), program.data(), error.what());
     std::fflush(stderr);
   }
-  return 1;
+  return kExitUsage;
 }
 
 void warn(std::string_view program, int rank, std::string_view message) {

@@ -1,39 +1,40 @@
-// The four ways to run SUMMA's step loop (DESIGN.md "The applications"; thesis II.B Fig. II.10, IV.D):
-//   sync   every rank: blocking MPI_Bcast of the A panel along its row, the B panel along its column,
-//          then one dgemm (no overlap).
-//   async  every rank: double-buffered MPI_Ibcast of panel i+1 while panel i is multiplied, then wait
-//          (whatever overlap MPI gives; panel 0 is fetched before the loop, as in the thesis).
-//   mt     one rank per node: the master broadcasts (blocking) while the threads idle, then the node's
-//          threads multiply, each a single-threaded dgemm on its tile (Baden & Shalit MT(k)+!OVLP).
-//   proxy  one rank per node: the proxy thread broadcasts panel i+1 (MPI_Ibcast in a closure) while the
-//          compute threads multiply panel i; the kernels never call MPI.
-// Each computes C += A * B into operands.c() (zero it first) and returns this rank's timings.
-// Thread contract: call on the thread that owns MPI (sync, async, mt) or, in proxy mode, on a compute
-// thread while `proxy` runs (the only MPI calls are in closures on the proxy thread).
+// SUMMA's steps for the mode harness (proxy/harness; DESIGN.md "The applications"; thesis II.B Fig. II.10,
+// IV.D). Step i multiplies panel i (C += A_panel * B_panel); exchange i broadcasts panel i, the A panel
+// along its grid row and the B panel along its column, into receive buffer i % 2 (lookahead 1: double
+// buffered, so panel i+1 travels while panel i is multiplied). What each mode makes of it:
+//   sync   blocking MPI_Bcast of panel i, then one dgemm (no overlap).
+//   async  MPI_Ibcast of panel i+1 while panel i is multiplied, then wait (whatever overlap MPI gives;
+//          panel 0 is fetched before the loop, as in the thesis).
+//   mt     the master broadcasts (blocking) while the threads idle, then each thread multiplies its tile
+//          of C with a single-threaded dgemm (Baden & Shalit MT(k)+!OVLP).
+//   proxy  the proxy thread broadcasts panel i+1 (a plan of two persistent broadcasts) while the threads multiply
+//          panel i; the kernels never call MPI.
+// The loops, their timings and the proxy's lifetime are the harness's. Zero C before each run.
+// Thread contract: build on the main thread; the harness calls the steps as proxy/harness/steps.hpp says.
 #pragma once
 
-#include "summa/grid_context.hpp"
-#include "summa/operands.hpp"
+#include <array>
+#include <vector>
 
-namespace proxy {
-class ProxyThread;
-}
+#include <mpi.h>
+
+#include <proxy/harness/steps.hpp>
+
+#include "summa/grid_context.hpp"
+#include "summa/local_multiply.hpp"
+#include "summa/operands.hpp"
 
 namespace summa {
 
-// Seconds one rank spent. comm: in communication on the compute side (whole blocking broadcasts; starting
-// and waiting for non-blocking ones). wait: the part of comm spent waiting for completion (equal to comm
-// for the blocking modes). compute: in the local multiplies.
-struct Timings {
-  double total = 0.0;
-  double compute = 0.0;
-  double comm = 0.0;
-  double wait = 0.0;
+// The requests of a posted (async) exchange.
+struct PanelRequests {
+  std::array<MPI_Request, 2> requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // async mode
+  std::vector<proxy::Plan> panels;  // proxy mode: one plan per panel (both broadcasts)
 };
 
-Timings multiply_sync(const GridContext& grid, Operands& operands);
-Timings multiply_async(const GridContext& grid, Operands& operands);
-Timings multiply_mt(const GridContext& grid, Operands& operands, int threads);
-Timings multiply_proxy(const GridContext& grid, Operands& operands, int threads, proxy::ProxyThread& proxy);
+// `threads`: the team's size in mt/proxy (C is split into that many tiles), 1 otherwise. grid, operands,
+// tiles and requests must outlive the Steps.
+proxy::harness::Steps make_steps(const GridContext& grid, Operands& operands, const std::vector<Tile>& tiles,
+                                 PanelRequests& requests);
 
 }  // namespace summa

@@ -9,21 +9,18 @@
 #include <string>
 #include <string_view>
 
+#include <proxy/harness/mode.hpp>
+
 namespace summa {
 
-// sync, async: single-tier, one rank per core. mt, proxy: multi-tier, one rank per node (DESIGN.md).
-enum class Mode { sync, async, mt, proxy };
-
-std::string_view to_string(Mode mode) noexcept;
-// "sync", "async", "mt" or "proxy"; throws InvalidProblem naming the text otherwise.
-Mode parse_mode(std::string_view text);
-inline bool is_multi_tier(Mode mode) noexcept { return mode == Mode::mt || mode == Mode::proxy; }
+// The harness's modes (sync, async: one rank per core; mt, proxy: one rank per node; DESIGN.md).
+using proxy::harness::is_multi_tier;
+using proxy::harness::Mode;
+using proxy::harness::parse_mode;
+using proxy::harness::to_string;
 
 // A problem that cannot run; the message is one line naming the option and the bad value.
-class InvalidProblem : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
+using InvalidProblem = proxy::harness::InvalidSettings;
 
 struct Problem {
   std::int64_t m = 1024;  // rows of A and C

@@ -1,6 +1,8 @@
 // Umbrella header for the drivers' shared support (target proxy_apps_common, namespace apps).
 #pragma once
 
+#include "apps/driver_main.hpp"
+#include "apps/exit_codes.hpp"
 #include "apps/ideal_proxy.hpp"
 #include "apps/options.hpp"
 #include "apps/parse.hpp"

@@ -1,7 +1,10 @@
 // The thesis-style timing table (thesis Tables IV.4, IV.8): per mode the total, compute, communication and
 // wait times in seconds, the communication share, the per-iteration total/compute/comm in milliseconds
-// and the ideal-proxy prediction (apps/ideal_proxy.hpp). "Comm" is everything the compute side spent on
-// communication (call overhead plus waiting); "Wait" is the waiting part of it. Any thread.
+// and the ideal-proxy prediction (apps/ideal_proxy.hpp). The columns are proxy::harness::Timings, one
+// definition for every application (proxy/harness/timings.hpp): "Comm" is everything the compute side
+// spent on communication (call overhead plus waiting), "Wait" the waiting part of it, and Total =
+// Compute + Comm + other (loop overhead). Also the run record's timing columns, named the same way
+// everywhere. Any thread.
 #pragma once
 
 #include <cmath>
@@ -9,6 +12,10 @@
 #include <limits>
 #include <string>
 #include <vector>
+
+#include <proxy/harness/timings.hpp>
+
+#include "apps/run_record.hpp"
 
 namespace apps {
 
@@ -22,7 +29,13 @@ struct TimingRow {
   double ideal_proxy_s = std::numeric_limits<double>::quiet_NaN();  // NaN prints as "-"
 
   double comm_percent() const noexcept { return total_s > 0.0 ? 100.0 * comm_s / total_s : 0.0; }
+
+  static TimingRow from(std::string mode, const proxy::harness::Timings& t, long long iterations,
+                        double ideal_proxy_s = std::numeric_limits<double>::quiet_NaN());
 };
+
+// Sets the record's total_s, compute_s, comm_s and wait_s from t (in that order).
+void set_timing_columns(RunRecord& record, const proxy::harness::Timings& t);
 
 // Prints the header and one line per row, e.g.
 //   Mode     Total(s) Compute(s)  Comm(s)  Wait(s)  Comm % | Iter(ms) Comp(ms) Comm(ms) | Ideal proxy(s)

@@ -1,0 +1,52 @@
+// main() of an MPI driver, written once: start the proxy::Environment (MPI + hwloc; if that fails nothing
+// runs yet, so print the reason and exit 1), run the driver's body through run_guarded (usage errors:
+// one line from rank 0, exit 2 on every rank after MPI_Finalize), and end the whole job on any other
+// exception (a failure the other ranks cannot know about: print it with the rank, flush, MPI_Abort with
+// exit 1, before the Environment's MPI_Finalize would wait for them). Main thread only.
+#pragma once
+
+#include <cstdio>
+#include <exception>
+#include <optional>
+#include <string_view>
+
+#include <proxy/environment.hpp>
+
+#include "apps/exit_codes.hpp"
+#include "apps/usage_error.hpp"
+
+namespace apps {
+
+// A Session's communication-failure handler for drivers: prints "<program>: error: communication failed
+// on rank R: <what>" and ends the whole job with exit 1 while the proxy thread still runs (unwinding
+// first would wait for a proxy that may never drain).
+inline auto abort_on_comm_failure(std::string_view program, int rank) {
+  return [program, rank](const std::exception& error) {
+    std::fprintf(stderr, "%.*s: error: communication failed on rank %d: %s\n", static_cast<int>(program.size()),
+                 program.data(), rank, error.what());
+    std::fflush(stderr);
+    proxy::Environment::abort(kExitRunFailure);
+  };
+}
+
+// body(proxy::Environment&) returns main's exit status.
+template <class Body>
+int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
+  const int name_length = static_cast<int>(program.size());
+  std::optional<proxy::Environment> env;
+  try {
+    env.emplace(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%.*s: error: %s\n", name_length, program.data(), error.what());
+    return kExitRunFailure;
+  }
+  try {
+    return run_guarded(program, env->rank(), [&] { return body(*env); });
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%.*s: error: rank %d: %s\n", name_length, program.data(), env->rank(), error.what());
+    std::fflush(stderr);
+    proxy::Environment::abort(kExitRunFailure);
+  }
+}
+
+}  // namespace apps

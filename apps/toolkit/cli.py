@@ -1,0 +1,112 @@
+"""The one command-line vocabulary of the project's tools (README, "Command-line conventions"):
+`--key value` and `--key=value`, comma-separated lists, sizes with K/M/G suffixes (powers of 1024),
+`--help`, `--version`, and the exit codes below. Usage errors are one line `PROGRAM: error: ...`."""
+import argparse
+import re
+import sys
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_FAILURE = 1        # run-time failure: a failed run, a timeout, an I/O error, a busy folder
+EXIT_USAGE = 2          # bad option, value or environment variable
+EXIT_VERIFICATION = 3   # a result failed its verification
+EXIT_INTERRUPTED = 130  # Ctrl-C / SIGTERM (finished work is kept)
+
+_ROOT = Path(__file__).resolve().parents[2]
+_SUFFIX = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+
+
+class UsageError(Exception):
+    """A bad option, value or environment variable: printed as one line, exit 2."""
+
+
+def project_version():
+    """The project version from the top-level CMakeLists.txt (`project(proxy VERSION x.y.z ...)`), or
+    from a VERSION file installed beside this package; 'unknown' when neither can be read."""
+    candidates = [(_ROOT / "CMakeLists.txt", r"project\s*\(\s*proxy\s+VERSION\s+([0-9][0-9.]*)"),
+                  (Path(__file__).resolve().parent / "VERSION", r"([0-9][0-9.]*)")]
+    for path, pattern in candidates:
+        try:
+            match = re.search(pattern, path.read_text(errors="replace"))
+        except OSError:
+            continue  # not there (an installed copy without the source tree): try the next place
+        if match:
+            return match.group(1)
+    return "unknown"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's conventions: --version, and a usage error is one line
+    `PROGRAM: error: ...` with exit status 2 (argparse would print the usage first)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self.add_argument("--version", action="version", version=f"%(prog)s (proxy) {project_version()}",
+                          help="print the project version and exit")
+
+    def error(self, message):
+        """One line, exit 2."""
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def split_list(text, escape=False):
+    """'a,b,c' -> ['a', 'b', 'c'] (empty items dropped). With escape, '\\,' is a literal comma inside
+    one item (e.g. a driver value 64\\,64\\,128)."""
+    if not escape:
+        return [item.strip() for item in text.split(",") if item.strip()]
+    items = re.split(r"(?<!\\),", text)
+    return [item.replace("\\,", ",").strip() for item in items if item.strip()]
+
+
+def lists(values, escape=False):
+    """Comma lists given once or repeated (`--x a,b --x c`, or nargs='+' values): one flat list."""
+    result = []
+    for value in values or []:
+        result += split_list(value, escape)
+    return result
+
+
+def unique(values):
+    """The values in their first order with repeats removed (a repeated value runs once)."""
+    seen, result = set(), []
+    for value in values:
+        if value not in seen:
+            seen.add(value)
+            result.append(value)
+    return result
+
+
+def size(text, name, minimum=1):
+    """An integer size with an optional K, M or G suffix (powers of 1024): '1K' -> 1024."""
+    match = re.fullmatch(r"\s*([0-9]+)\s*([KMGkmg]?)\s*", str(text))
+    if not match:
+        raise UsageError(f"{name}: '{text}' is not a size (an integer, optionally with K, M or G)")
+    value = int(match.group(1)) * _SUFFIX[match.group(2).upper()]
+    if value < minimum:
+        raise UsageError(f"{name}: '{text}' is below the minimum {minimum}")
+    return value
+
+
+def positive_int(text, name):
+    """A positive integer (no suffix): iterations, repetitions, ranks, threads."""
+    if not re.fullmatch(r"[0-9]+", str(text).strip()) or int(text) < 1:
+        raise UsageError(f"{name}: '{text}' is not a positive integer")
+    return int(text)
+
+
+def record_format(path, name="--output"):
+    """'csv' or 'json' from an output file name (.csv; .json or .jsonl = JSON Lines); anything else, a
+    directory, or a missing parent directory is a usage error (checked before any work is done)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".json", ".jsonl"):
+        raise UsageError(f"{name} '{path}': the name must end in .csv or .json (JSON Lines)")
+    if path.is_dir():
+        raise UsageError(f"{name} '{path}' is a directory, not a file")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"{name} '{path}': the directory '{parent}' does not exist")
+    return "csv" if suffix == ".csv" else "json"

@@ -1,0 +1,126 @@
+"""Provenance of a measurement: when, where, with which commit, MPI, compiler and BLAS, under which
+PROXY_*/OMP_* settings and machine load. The field names are the ones the C++ drivers use in their records
+(`provenance.<field>`); flat tables (CSV) spell them `prov_<field>`:
+
+  time_utc  UTC time the run started, ISO 8601 (2026-11-23T12:30:05Z)
+  host      host name of the machine that launched the run
+  commit    `git describe --always --dirty --tags` of the source tree, null outside a git checkout
+  mpi       MPI library and version: library from the driver's dynamic links, version from the launcher
+  compiler  the compiler that built the driver (its ELF .comment, e.g. 'GCC: (Debian 12.2.0-14) 12.2.0')
+  blas      the BLAS library the driver links (file name), null when it links none
+  env       every PROXY_* and OMP_* variable of the run's environment (a dict; JSON text in CSV)
+  load_1m   the 1-minute load average just before the run; load_1m_after just after it
+
+Every probe is best effort: a missing tool (git, ldd, readelf) gives null, never an error."""
+import datetime
+import json
+import os
+import re
+import socket
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+FIELDS = ("time_utc", "host", "commit", "mpi", "compiler", "blas", "env", "load_1m", "load_1m_after")
+_ROOT = Path(__file__).resolve().parents[2]
+_BLAS_NAMES = ("openblas", "blis", "mkl_rt", "mkl_core", "flexiblas", "sci_cray", "libblas", "atlas")
+
+
+def _output(argv, timeout=20):
+    """stdout of a probe command, or None when it cannot run or fails (probes are best effort)."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+@lru_cache(maxsize=None)
+def commit(root=str(_ROOT)):
+    """git describe of the source tree the tools belong to (None outside a git checkout)."""
+    text = _output(["git", "-C", root, "describe", "--always", "--dirty", "--tags"])
+    return text.strip() if text else None
+
+
+@lru_cache(maxsize=None)
+def _links(driver):
+    """`ldd` of the driver: the shared libraries it loads (empty for scripts or without ldd)."""
+    return _output(["ldd", driver]) or ""
+
+
+@lru_cache(maxsize=None)
+def compiler(driver):
+    """The compiler recorded in the driver's ELF .comment section (None for scripts)."""
+    text = _output(["readelf", "-p", ".comment", driver])
+    if not text:
+        return None
+    found = re.findall(r"\]\s+(.+)", text)
+    return found[0].strip() if found else None
+
+
+@lru_cache(maxsize=None)
+def blas(driver):
+    """File name of the BLAS library the driver links, e.g. 'libopenblas.so.0' (None when none)."""
+    for line in _links(driver).splitlines():
+        name = line.strip().split(" ")[0]
+        if name.startswith("lib") and any(key in name for key in _BLAS_NAMES):
+            return name
+    return None
+
+
+@lru_cache(maxsize=None)
+def mpi(driver, launcher):
+    """'MPICH 4.0.2', 'Open MPI 4.1.4', ...: the library the driver links (ldd) and the version its
+    launcher reports (`LAUNCHER --version`); whatever part is known, None when nothing is."""
+    links = _links(driver)
+    library = "MPICH" if "libmpich" in links else ("Open MPI" if re.search(r"libmpi\.so", links) else None)
+    text = _output(list(launcher) + ["--version"]) or ""
+    version = None
+    for pattern, name in ((r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"), (r"HYDRA", "MPICH"),
+                          (r"slurm\s+([0-9][\w.]*)", None)):
+        match = re.search(pattern, text)
+        if match:
+            library = library or name
+            version = match.group(1) if match.groups() else None
+            break
+    if version is None:
+        match = re.search(r"Version:\s*([0-9][\w.]*)", text)
+        version = match.group(1) if match else None
+    parts = [part for part in (library, version) if part]
+    return " ".join(parts) if parts else None
+
+
+def settings(environ):
+    """The PROXY_* and OMP_* variables of an environment, sorted by name."""
+    return {k: environ[k] for k in sorted(environ) if k.startswith(("PROXY_", "OMP_"))}
+
+
+def load():
+    """The 1-minute load average (None where the platform has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def before_run(driver, launcher, environ):
+    """The provenance of a run about to start (load_1m_after is filled by after_run)."""
+    return {"time_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "host": socket.gethostname(), "commit": commit(), "mpi": mpi(str(driver), tuple(launcher)),
+            "compiler": compiler(str(driver)), "blas": blas(str(driver)), "env": settings(environ),
+            "load_1m": load(), "load_1m_after": None}
+
+
+def after_run(provenance):
+    """Completes a run's provenance with the load just after it."""
+    provenance["load_1m_after"] = load()
+    return provenance
+
+
+def flat(provenance):
+    """The provenance as flat `prov_<field>` columns (env as JSON text) for CSV tables."""
+    row = {}
+    for field in FIELDS:
+        value = provenance.get(field)
+        row[f"prov_{field}"] = json.dumps(value, sort_keys=True) if isinstance(value, dict) else value
+    return row

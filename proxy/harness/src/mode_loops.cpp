@@ -1,0 +1,194 @@
+// The four mode loops of Session::run (mode.hpp, steps.hpp), each timing its master thread by the one
+// definition of timings.hpp: every interval of the loop is charged to exactly one of compute and comm
+// (wait is a part of comm), so what is left (other) is loop overhead and never negative.
+#include <chrono>
+#include <exception>
+
+#include <omp.h>
+
+#include "proxy/error.hpp"
+#include "proxy/harness/session.hpp"
+
+namespace proxy::harness {
+namespace {
+
+double now() noexcept {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// An exchange from the calling thread: blocking all of it is waiting; posted, the posting is comm only.
+void exchange_timed(const Steps& steps, int e, Timings& t) {
+  const double start = now();
+  if (steps.exchange) {
+    steps.exchange(e);
+    const double done = now();
+    t.comm_s += done - start;
+    t.wait_s += done - start;
+    return;
+  }
+  steps.post(e);
+  const double posted = now();
+  steps.complete();
+  const double done = now();
+  t.comm_s += done - start;
+  t.wait_s += done - posted;
+}
+
+void compute(const Steps& steps, int s, Team team) {
+  steps.compute_inner(s, team);
+  if (steps.compute_boundary) steps.compute_boundary(s, team);
+}
+
+Timings run_sync(const Steps& steps) {
+  Timings t;
+  const double begin = now();
+  for (int s = 0; s < steps.count; ++s) {
+    exchange_timed(steps, s, t);
+    const double compute_start = now();
+    compute(steps, s, Team{});
+    t.compute_s += now() - compute_start;
+  }
+  t.total_s = now() - begin;
+  return t;
+}
+
+Timings run_async(const Steps& steps) {
+  Timings t;
+  const double begin = now();
+  for (int e = 0; e < steps.lookahead && e < steps.count; ++e) exchange_timed(steps, e, t);
+  for (int s = 0; s < steps.count; ++s) {
+    const int e = s + steps.lookahead;
+    const bool posting = e < steps.count;
+    const double post_start = now();
+    if (posting) steps.post(e);
+    const double inner_start = now();
+    steps.compute_inner(s, Team{});
+    const double wait_start = now();
+    if (posting) steps.complete();
+    const double boundary_start = now();
+    if (steps.compute_boundary) steps.compute_boundary(s, Team{});
+    const double end = now();
+    t.comm_s += (inner_start - post_start) + (boundary_start - wait_start);
+    t.wait_s += boundary_start - wait_start;
+    t.compute_s += (wait_start - inner_start) + (end - boundary_start);
+  }
+  t.total_s = now() - begin;
+  return t;
+}
+
+Timings run_mt(const Steps& steps, int threads) {
+  Timings t;  // the master's
+  const double begin = now();
+#pragma omp parallel num_threads(threads)
+  {
+    const Team team{omp_get_thread_num(), omp_get_num_threads()};
+    for (int s = 0; s < steps.count; ++s) {
+      double exchanged = 0.0;
+#pragma omp master
+      {
+        exchange_timed(steps, s, t);
+        exchanged = now();
+      }
+#pragma omp barrier
+      const double compute_start = now();
+#pragma omp master
+      {
+        // Releasing the team after the exchange is part of it: the team idled waiting.
+        t.comm_s += compute_start - exchanged;
+        t.wait_s += compute_start - exchanged;
+      }
+      compute(steps, s, team);
+#pragma omp barrier
+#pragma omp master
+      t.compute_s += now() - compute_start;
+    }
+  }
+  t.total_s = now() - begin;
+  return t;
+}
+
+// Rethrows the proxy's CommError / TimeoutError after the team has left its parallel region.
+Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads) {
+  Timings t;                   // the master's
+  std::exception_ptr failure;  // set by the master, read by all after a barrier
+  bool failed = false;
+  if (steps.prepare_proxy) steps.prepare_proxy(proxy);
+  const double begin = now();
+  try {
+    for (int e = 0; e < steps.lookahead && e < steps.count; ++e) {
+      const double start = now();
+      proxy.wait(steps.start_on_proxy(proxy, e));
+      const double done = now();
+      t.comm_s += done - start;
+      t.wait_s += done - start;
+    }
+  } catch (...) {
+    failure = std::current_exception();
+    failed = true;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const Team team{omp_get_thread_num(), omp_get_num_threads()};
+    bool stop = failed;  // this thread's copy of `failed`, taken between two barriers
+    for (int s = 0; s < steps.count && !stop; ++s) {
+      double inner_start = 0.0, wait_end = 0.0;  // master's
+      Ticket ticket;
+      const int e = s + steps.lookahead;
+#pragma omp master
+      {
+        const double start = now();
+        try {
+          if (e < steps.count) ticket = steps.start_on_proxy(proxy, e);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+        inner_start = now();
+        t.comm_s += inner_start - start;
+      }
+      // The inner compute needs nothing of exchange e: it runs while the proxy moves it.
+      steps.compute_inner(s, team);
+#pragma omp master
+      {
+        const double wait_start = now();
+        t.compute_s += wait_start - inner_start;
+        try {
+          if (!failure && e < steps.count) proxy.wait(ticket);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+        wait_end = now();
+        t.comm_s += wait_end - wait_start;
+        t.wait_s += wait_end - wait_start;
+        failed = failure != nullptr;
+      }
+#pragma omp barrier
+      stop = failed;  // read between two barriers: every thread sees the same value and all leave together
+      if (stop) break;
+      if (steps.compute_boundary) steps.compute_boundary(s, team);
+#pragma omp barrier
+#pragma omp master
+      t.compute_s += now() - wait_end;  // includes waiting at the barrier for the team's inner compute
+    }
+  }
+  t.total_s = now() - begin;
+  if (failure) std::rethrow_exception(failure);
+  return t;
+}
+
+}  // namespace
+
+Timings Session::run(const Steps& steps) {
+  switch (mode_) {
+    case Mode::sync: return run_sync(steps);
+    case Mode::async: return run_async(steps);
+    case Mode::mt: return run_mt(steps, placement_.threads);
+    case Mode::proxy: break;
+  }
+  try {
+    return run_proxy(steps, *proxy_, placement_.threads);
+  } catch (const CommError&) {
+    fail(std::current_exception());
+  }
+}
+
+}  // namespace proxy::harness

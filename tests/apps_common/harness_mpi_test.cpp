@@ -1,0 +1,121 @@
+// The mode harness on real ranks: a synthetic application whose exchange e sums (e + 1) over the ranks
+// (blocking MPI_Allreduce, posted MPI_Iallreduce, or on the proxy thread) and whose compute steps check
+// that the data they depend on has arrived, in every mode and for lookahead 0 (halo-like) and 1
+// (panel-like). Checks: every step computed by every team thread, the dependencies honoured, the timing
+// columns adding up, and slowest_rank() giving every rank one rank's whole breakdown.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include <proxy/environment.hpp>
+#include <proxy/harness/session.hpp>
+
+#include "mpi_test_util.hpp"
+
+namespace {
+
+using proxy::harness::Mode;
+
+struct Synthetic {
+  int count = 7;
+  std::vector<double> arrived;           // exchange e's result, ranks * (e + 1) once it has arrived
+  std::vector<std::atomic<int>> calls;   // compute calls per step (inner + boundary, all team threads)
+  std::atomic<int> missing{0};           // compute steps that ran before their data arrived
+  MPI_Request request = MPI_REQUEST_NULL;
+  std::vector<double> contribution;
+
+  explicit Synthetic(int steps) : count(steps), arrived(steps, 0.0), calls(steps), contribution(steps) {
+    for (int e = 0; e < steps; ++e) contribution[e] = e + 1.0;
+  }
+};
+
+proxy::harness::Steps steps_for(Synthetic& app, int lookahead, int ranks) {
+  proxy::harness::Steps steps;
+  steps.count = app.count;
+  steps.lookahead = lookahead;
+  steps.exchange = [&app](int e) {
+    MPI_Allreduce(&app.contribution[e], &app.arrived[e], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  };
+  steps.post = [&app](int e) {
+    MPI_Iallreduce(&app.contribution[e], &app.arrived[e], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &app.request);
+  };
+  steps.complete = [&app] { MPI_Wait(&app.request, MPI_STATUS_IGNORE); };
+  steps.start_on_proxy = [&app](proxy::ProxyThread& proxy, int e) {
+    const double* in = &app.contribution[e];
+    double* out = &app.arrived[e];
+    const MPI_Comm comm = proxy.comm();
+    return proxy.submit([=](proxy::ClosureContext& context) {
+      MPI_Request request = MPI_REQUEST_NULL;
+      MPI_Iallreduce(in, out, 1, MPI_DOUBLE, MPI_SUM, comm, &request);
+      context.track(request);
+    });
+  };
+  const auto has_arrived = [&app, ranks](int e) { return app.arrived[e] == ranks * (e + 1.0); };
+  // lookahead 1: step s computes on exchange s (already waited for); lookahead 0: only its boundary does.
+  steps.compute_inner = [&app, lookahead, has_arrived](int s, proxy::harness::Team) {
+    if (lookahead == 1 && !has_arrived(s)) ++app.missing;
+    ++app.calls[s];
+  };
+  steps.compute_boundary = [&app, has_arrived](int s, proxy::harness::Team) {
+    if (!has_arrived(s)) ++app.missing;
+    ++app.calls[s];
+  };
+  return steps;
+}
+
+struct Case {
+  Mode mode;
+  int lookahead;
+};
+
+class HarnessModes : public ::testing::TestWithParam<Case> {};
+
+TEST_P(HarnessModes, RunsEveryStepAfterItsDataWithTimingsThatAddUp) {
+  const proxy::Environment& env = proxy::test_util::environment();
+  const auto [mode, lookahead] = GetParam();
+  Synthetic app(7);
+  proxy::harness::Session session(env, mode, proxy::harness::is_multi_tier(mode) ? 2 : 1);
+  const int threads = session.threads();
+  const proxy::harness::Timings mine = session.run(steps_for(app, lookahead, env.size()));
+
+  EXPECT_EQ(app.missing.load(), 0);
+  for (int s = 0; s < app.count; ++s) EXPECT_EQ(app.calls[s].load(), 2 * threads) << "step " << s;
+  for (int e = 0; e < app.count; ++e) EXPECT_EQ(app.arrived[e], env.size() * (e + 1.0)) << "exchange " << e;
+  EXPECT_GE(mine.compute_s, 0.0);
+  EXPECT_GE(mine.wait_s, 0.0);
+  EXPECT_LE(mine.wait_s, mine.comm_s);
+  EXPECT_GE(mine.other_s(), 0.0);
+
+  const proxy::harness::Timings slowest = session.slowest_rank(mine);
+  EXPECT_GE(slowest.total_s, mine.total_s);
+  EXPECT_GE(slowest.other_s(), 0.0);
+  // Every rank got the same four numbers, and they are one rank's: the one whose total is the largest.
+  double columns[4] = {slowest.total_s, slowest.compute_s, slowest.comm_s, slowest.wait_s};
+  double lowest[4], highest[4];
+  session.on_mpi_thread([&] {
+    MPI_Allreduce(columns, lowest, 4, MPI_DOUBLE, MPI_MIN, env.world());
+    MPI_Allreduce(columns, highest, 4, MPI_DOUBLE, MPI_MAX, env.world());
+  });
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(lowest[i], highest[i]) << "column " << i;
+  int mine_is_slowest = slowest.total_s == mine.total_s && slowest.compute_s == mine.compute_s &&
+                                slowest.comm_s == mine.comm_s && slowest.wait_s == mine.wait_s
+                            ? 1
+                            : 0;
+  int owners = 0;
+  session.on_mpi_thread([&] { MPI_Allreduce(&mine_is_slowest, &owners, 1, MPI_INT, MPI_SUM, env.world()); });
+  EXPECT_GE(owners, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllModes, HarnessModes,
+    ::testing::Values(Case{Mode::sync, 0}, Case{Mode::async, 0}, Case{Mode::mt, 0}, Case{Mode::proxy, 0},
+                      Case{Mode::sync, 1}, Case{Mode::async, 1}, Case{Mode::mt, 1}, Case{Mode::proxy, 1}),
+    [](const auto& info) {
+      return std::string(proxy::harness::to_string(info.param.mode)) + "_lookahead" +
+             std::to_string(info.param.lookahead);
+    });
+
+}  // namespace

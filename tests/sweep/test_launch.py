@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The one launcher setting and Slurm launches, with fake launchers that record their arguments:
+--mpiexec > $MPIEXEC > proxy-mpiexec beside the driver > mpiexec, in apps/sweep, compare, compare-panels and
+run-overlap; srun gets -n, -N, --cpus-per-task and --cpu-bind per point of a mode-group sweep."""
+import json
+import os
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+
+from support import COMPARE, COMPARE_PANELS, FAKE, RUN_OVERLAP, SWEEP, read_csv, read_jsonl, run
+
+# A launcher stand-in: appends its name and arguments (one JSON line) to $FAKE_LAUNCH_LOG, then runs the
+# program after its own options once, as rank 0 of the -n it was given.
+FAKE_LAUNCHER = r'''#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["FAKE_LAUNCH_LOG"], "a") as log:
+    log.write(json.dumps([os.path.basename(sys.argv[0])] + args) + "\n")
+ranks, i = "1", 0
+while i < len(args) and args[i].startswith("-"):
+    if args[i] in ("-n", "-N"):
+        ranks = args[i + 1] if args[i] == "-n" else ranks
+        i += 2
+    else:
+        i += 1
+if "--version" in args[:1]:
+    print("fake launcher Version: 9.9"); sys.exit(0)
+os.execvpe(args[i], args[i:], dict(os.environ, PMI_RANK="0", PMI_SIZE=ranks))
+'''
+
+
+class TestLaunch(unittest.TestCase):
+    """Which launcher every tool runs, and what srun is given."""
+    CTEST_PREFIX = "sweep"
+    CTEST_LABELS = "sweep"
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="sweep-launch-")
+        self.dir = Path(self.tmp.name)
+        self.bin = self.dir / "bin"        # a fake build: the driver and its proxy-mpiexec
+        self.path = self.dir / "path"      # fake launchers on PATH
+        self.bin.mkdir()
+        self.path.mkdir()
+        self.driver = self.bin / "fake_driver.py"
+        shutil.copy(FAKE, self.driver)
+        for folder, name in ((self.bin, "proxy-mpiexec"), (self.path, "srun"), (self.path, "other-mpiexec"),
+                             (self.path, "mpiexec")):
+            (folder / name).write_text(FAKE_LAUNCHER)
+            (folder / name).chmod(0o755)
+        self.log = self.dir / "launch.log"
+        self.env = {k: v for k, v in os.environ.items() if k not in ("MPIEXEC", "SLURM_JOB_ID")}
+        self.env.update(FAKE_LAUNCH_LOG=str(self.log), PATH=f"{self.path}:{os.environ['PATH']}")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def launches(self):
+        """The recorded launches (run-time ones; version probes left out), [name, args...] each."""
+        return [e for e in read_jsonl(self.log) if e[-1] != "--version"]
+
+    def sweep(self, *args, env=None):
+        """One sweep of the fake driver into a fresh folder; returns the recorded launches."""
+        self.log.unlink(missing_ok=True)
+        out = self.dir / f"out{len(list(self.dir.glob('out*')))}"
+        done = run([SWEEP, "--driver", self.driver, "--param", "mode", "sync", "--reps", "1", "--out", out, *args],
+                   env=env or self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return self.launches()
+
+    def test_launcher_order(self):
+        """The build's proxy-mpiexec beside the driver beats mpiexec on PATH; $MPIEXEC beats it; --mpiexec
+        beats them all."""
+        self.assertEqual([e[0] for e in self.sweep()], ["proxy-mpiexec"])
+        env = dict(self.env, MPIEXEC="other-mpiexec --flag")
+        self.assertEqual(self.sweep(env=env)[0][:4], ["other-mpiexec", "--flag", "-n", "1"])
+        self.assertEqual([e[0] for e in self.sweep("--mpiexec", "mpiexec", env=env)], ["mpiexec"])
+        (self.bin / "proxy-mpiexec").unlink()
+        self.assertEqual([e[0] for e in self.sweep()], ["mpiexec"])
+
+    def test_srun_per_point_placement(self):
+        """Mode groups under srun: each point's ranks, nodes, CPUs per task and binding reach srun."""
+        self.log.unlink(missing_ok=True)
+        out = self.dir / "groups"
+        done = run([SWEEP, "--driver", self.driver, "--launcher", "srun", "--param", "n", "8", "--reps", "1",
+                    "--group", "modes=sync,async ranks=2 nodes=1 cpus-per-task=1 cpu-bind=cores",
+                    "--group", "modes=mt ranks=1 nodes=1 cpus-per-task=2 cpu-bind=cores threads=2",
+                    "--group", "modes=proxy ranks=1 nodes=1 cpus-per-task=2 cpu-bind=cores threads=1",
+                    "--out", out], env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        launches = self.launches()
+        self.assertEqual([e[:6] for e in launches], [
+            ["srun", "-n", "2", "-N", "1", "--cpus-per-task=1"]] * 2 + [
+            ["srun", "-n", "1", "-N", "1", "--cpus-per-task=2"]] * 2)
+        self.assertTrue(all(e[6] == "--cpu-bind=cores" and e[7] == str(self.driver) for e in launches))
+        self.assertEqual([e[e.index("--mode") + 1] for e in launches], ["sync", "async", "mt", "proxy"])
+        self.assertEqual([e[e.index("--threads") + 1] if "--threads" in e else None for e in launches],
+                         [None, None, "2", "1"])
+        rows = read_csv(out / "summary.csv")
+        self.assertEqual([(r["group"], r["mode"], r["ranks"], r["threads"]) for r in rows],
+                         [("sync+async", "sync", "2", ""), ("sync+async", "async", "2", ""),
+                          ("mt", "mt", "1", "2"), ("proxy", "proxy", "1", "1")])
+        self.assertEqual([r["threads_per_rank"] for r in rows], ["1", "1", "2", "1"])  # the driver got them
+        self.assertTrue(all(r["prov_mpi"].endswith("9.9") for r in rows))  # srun --version, as provenance
+
+    def test_other_tools_use_the_launcher(self):
+        """compare, compare-panels and run-overlap launch with the same setting (--mpiexec here, then
+        proxy-mpiexec beside the driver); the fake launcher's runs write no record, which each reports."""
+        self.log.unlink(missing_ok=True)
+        done = run([COMPARE, "--driver", self.driver, "--modes", "sync", "--mpiexec", "other-mpiexec"], env=self.env)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertEqual(self.launches()[0][0], "other-mpiexec")
+        self.log.unlink()
+        done = run([COMPARE_PANELS, "--driver", self.driver, "--modes", "sync", "--panels", "8", "--size", "1K",
+                    "--single-tier-ranks", "2"], env=self.env)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertEqual(self.launches()[0][:3], ["proxy-mpiexec", "-n", "2"])
+        self.assertIn("--size 1024", " ".join(self.launches()[0]))
+        self.log.unlink()
+        done = run([RUN_OVERLAP, "-n", "2", self.driver, "--output", self.dir / "o.json"], env=self.env)
+        self.assertEqual(done.returncode, 1, done.stderr)  # the fake driver knows no mode 'async,proxy'
+        self.assertEqual([e[:3] for e in self.launches()], [["proxy-mpiexec", "-n", "2"]])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Results are never lost and every bad input ends in one line (issue 15): kill -9 of a sweep leaves no
+launcher or rank behind and the resumed sweep counts each run once; a torn state line; two sweeps into one
+folder; bad --timeout and --out; apps/plot on a damaged summary or a file as --out; the old bad-input
+lines. Exact messages and exit codes."""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+from support import FAKE, HERE, PLOT, SWEEP, mpiexec, processes_mentioning, read_csv, read_jsonl, run
+
+PATIENCE = 60  # seconds a condition that must happen may take on a loaded machine (never a pass/fail time)
+
+
+def wait_for(condition, what):
+    """Poll `condition` until it holds; fail naming `what` after PATIENCE seconds."""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+class TestRobustness(unittest.TestCase):
+    """Interrupted, concurrent and damaged sweeps; bad input to sweep and plot."""
+    CTEST_PREFIX = "sweep"
+    CTEST_LABELS = "sweep;mpi;faults"
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="sweep-fault-")
+        self.out = Path(self.tmp.name) / "out"
+        self.log = Path(self.tmp.name) / "invocations.log"
+        self.started = Path(self.tmp.name) / "started.log"
+        self.env = dict(os.environ, FAKE_DRIVER_LOG=str(self.log), FAKE_DRIVER_STARTED=str(self.started))
+        self.args = [str(SWEEP), "--driver", str(FAKE), "--ranks", "2", "--param", "mode", "sync,proxy",
+                     "--reps", "1", "--mpiexec", mpiexec(), "--out", str(self.out)]
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def start_slow_sweep(self, seconds):
+        """A sweep in the background whose runs each take `seconds`, once its first run has started."""
+        process = subprocess.Popen(self.args, env=dict(self.env, FAKE_DRIVER_SLEEP=str(seconds)),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: self.started.exists() and self.started.read_text().strip(), "the first run to start")
+        return process
+
+    def test_kill_9_leaves_no_run_behind(self):
+        """kill -9 of apps/sweep mid-run: its launcher and ranks end too (nothing mentioning the output
+        folder lives on), and the resumed sweep has exactly one record per run."""
+        process = self.start_slow_sweep(30)
+        self.assertTrue(processes_mentioning(str(self.out)))
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=PATIENCE)
+        wait_for(lambda: not processes_mentioning(str(self.out)), "the killed sweep's launcher and ranks to end")
+        done = run(self.args, env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        entries = read_jsonl(self.out / "state.jsonl")
+        self.assertEqual(sorted(e["params"]["mode"] for e in entries), ["proxy", "sync"])
+        self.assertEqual([len(e["records"]) for e in entries], [1, 1])
+        self.assertEqual(len(self.log.read_text().splitlines()), 2)  # the killed run never finished
+        self.assertEqual(list((self.out / "raw" / ".unfinished").iterdir()), [])
+
+    def test_stray_record_file_is_discarded(self):
+        """A record file a killed sweep left for an unfinished run is discarded, with a notice."""
+        (self.out / "raw" / ".unfinished").mkdir(parents=True)
+        (self.out / "raw" / ".unfinished" / "mode=sync,ranks=2-rep1.999.json").write_text('{"total_s": 9}\n')
+        done = run(self.args, env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(f"sweep: notice: discarded 1 record file(s) of unfinished runs in "
+                      f"{self.out / 'raw' / '.unfinished'}", done.stderr)
+        self.assertNotEqual(read_csv(self.out / "summary.csv")[0]["total_s_median"], "9")
+
+    def test_torn_state_line(self):
+        """A torn last line in state.jsonl is dropped with a notice; that resume and the next succeed."""
+        self.assertEqual(run(self.args, env=self.env).returncode, 0)
+        state = self.out / "state.jsonl"
+        with state.open("a") as handle:
+            handle.write('{"point": "mode=proxy,ranks=2", "re')
+        done = run(self.args, env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(f"sweep: notice: ignoring the torn last line of {state} (a run interrupted while it was "
+                      f"logged; it runs again)", done.stderr)
+        done = run(self.args, env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertNotIn("torn", done.stderr)
+        self.assertEqual(len(read_jsonl(state)), 2)
+
+    def test_second_sweep_into_one_folder_is_refused(self):
+        """While one sweep runs in OUT, a second one into OUT ends with one line naming the holder; the
+        first finishes with one entry per run."""
+        first = self.start_slow_sweep(2)
+        second = run(self.args, env=self.env)
+        self.assertEqual(second.returncode, 1, second.stderr)
+        self.assertEqual(second.stderr.strip(), f"sweep: error: '{self.out}' is in use by another sweep (PID "
+                                                f"{first.pid}); wait for it to end or choose another --out")
+        first.communicate(timeout=PATIENCE * 2)
+        self.assertEqual(first.returncode, 0)
+        self.assertEqual(len(read_jsonl(self.out / "state.jsonl")), 2)
+
+    def usage_error(self, argv, line):
+        """argv ends with exit 2 and exactly `line` on stderr (no traceback)."""
+        done = run(argv, env=self.env)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertEqual(done.stderr.strip(), line)
+
+    def test_timeout_inf(self):
+        """--timeout inf: one line, exit 2."""
+        self.usage_error([*self.args, "--timeout", "inf"],
+                         "sweep: error: --timeout 'inf' is not a finite positive number of seconds")
+
+    def test_out_is_a_file(self):
+        """--out naming a file: one line, exit 2."""
+        path = Path(self.tmp.name) / "a-file"
+        path.write_text("x")
+        self.usage_error([SWEEP, "--driver", FAKE, "--out", path], f"sweep: error: --out '{path}' is a file, not a folder")
+
+    def test_bad_input_lines(self):
+        """The sweep's usage errors: one line naming the value, exit 2."""
+        self.usage_error([SWEEP, "--driver", FAKE, "--ranks", "0", "--out", self.out],
+                         "sweep: error: ranks value: '0' is not a positive integer")
+        self.usage_error([SWEEP, "--spec", HERE / "bad_spec.toml", "--out", self.out],
+                         f"sweep: error: spec file '{HERE / 'bad_spec.toml'}': unknown key 'repz' (known: cpu_bind, "
+                         "cpus_per_task, driver, driver_args, env, groups, launcher, launcher_args, mpiexec, nodes, "
+                         "out, params, ranks, record_format, reps, timeout)")
+        self.usage_error([SWEEP, "--driver", "/nonexistent/driver", "--out", self.out],
+                         "sweep: error: driver '/nonexistent/driver' is not an executable file")
+        self.usage_error([SWEEP, "--driver", FAKE, "--param", "panel", "--out", self.out],
+                         "sweep: error: --param panel has no values (use --param NAME VALUE[,VALUE...])")
+        self.usage_error([SWEEP, "--driver", FAKE, "--bogus"], "sweep: error: unrecognized arguments: --bogus")
+        self.usage_error([SWEEP, "--driver", FAKE, "--group", "modes=mt ranks", "--out", self.out],
+                         "sweep: error: --group 'modes=mt ranks': 'ranks' is not KEY=VALUE")
+
+
+class TestPlotInput(unittest.TestCase):
+    """apps/plot on damaged input: one line naming the problem, exit 2, no traceback."""
+    CTEST_PREFIX = "plot"
+    CTEST_LABELS = "sweep;faults"
+    HEADER = "mode,runs_ok,runs_failed,status,failure,total_s_median,total_s_min,total_s_max\n"
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="plot-fault-")
+        self.dir = Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def usage_error(self, argv, line):
+        """argv ends with exit 2 and exactly `line` on stderr."""
+        done = run(argv)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertEqual(done.stderr.strip(), line)
+
+    def test_non_numeric_cell(self):
+        """A text cell in a numeric column names the file, line and column."""
+        summary = self.dir / "summary.csv"
+        summary.write_text(self.HEADER + "sync,1,0,ok,,0.5,0.4,0.6\nproxy,1,0,ok,,abc,0.3,0.3\n")
+        self.usage_error([PLOT, "--summary", summary],
+                         f"plot: error: '{summary}' line 3: column total_s_median holds 'abc', not a number")
+
+    def test_binary_file(self):
+        """A binary file is named as such."""
+        summary = self.dir / "summary.csv"
+        summary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+        self.usage_error([PLOT, "--summary", summary], f"plot: error: '{summary}' is a binary file, not a sweep "
+                                                       f"summary (CSV)")
+
+    def test_output_is_a_file(self):
+        """--out naming a file."""
+        summary = self.dir / "summary.csv"
+        summary.write_text(self.HEADER + "sync,1,0,ok,,0.5,0.4,0.6\n")
+        target = self.dir / "taken"
+        target.write_text("x")
+        self.usage_error([PLOT, "--summary", summary, "--out", target],
+                         f"plot: error: --out '{target}' is a file, not a folder")
+
+    def test_missing_summary(self):
+        """A summary that does not exist."""
+        self.usage_error([PLOT, "--summary", "/nonexistent/summary.csv"],
+                         "plot: error: summary '/nonexistent/summary.csv' does not exist")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The one vocabulary in the smaller tools: --version everywhere, --key=value, comma lists, K/M/G sizes,
+`compare --output x.json` writes JSON Lines (and .csv CSV), and usage errors are one line with exit 2."""
+import csv
+import json
+import tempfile
+import unittest
+from pathlib import Path
+
+from support import COMPARE, COMPARE_PANELS, PLOT, REDBLACK3D, ROOT, RUN_OVERLAP, SWEEP, built, mpiexec, run
+
+VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
+               if line.startswith("project(proxy VERSION")).split()[2]
+
+
+class TestTools(unittest.TestCase):
+    """Options, versions and outputs of every Python/shell tool."""
+    CTEST_PREFIX = "tools"
+    CTEST_LABELS = "sweep"
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="tools-")
+        self.dir = Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_version_and_help(self):
+        """Every tool answers --version with the project version and --help with exit 0."""
+        for tool, name in ((SWEEP, "sweep"), (PLOT, "plot"), (COMPARE, "compare"),
+                           (COMPARE_PANELS, "compare-panels"), (RUN_OVERLAP, "run-overlap")):
+            done = run([tool, "--version"])
+            self.assertEqual((done.returncode, done.stdout.strip()), (0, f"{name} (proxy) {VERSION}"), done.stderr)
+            self.assertEqual(run([tool, "--help"]).returncode, 0, name)
+
+    def test_usage_errors(self):
+        """Bad values: one line `PROGRAM: error: ...`, exit 2."""
+        cases = [([COMPARE, "--output", self.dir / "x.txt"],
+                  f"compare: error: --output '{self.dir / 'x.txt'}': the name must end in .csv or .json (JSON Lines)"),
+                 ([COMPARE, "--reps=0"], "compare: error: --reps: '0' is not a positive integer"),
+                 ([COMPARE, "--modes", "sync,fast"], "compare: error: --modes: unknown mode 'fast' (expected sync, "
+                                                     "async, mt, proxy)"),
+                 ([COMPARE_PANELS, "--size", "2X"], "compare-panels: error: --size: '2X' is not a size (an integer, "
+                                                    "optionally with K, M or G)"),
+                 ([RUN_OVERLAP, "--ranks=x", "/bin/true"], "run-overlap: error: rank count 'x' is not a positive integer"),
+                 ([PLOT, "--summary", self.dir, "--kind", "panel,pie"],
+                  "plot: error: --kind: unknown figure 'pie' (expected all, panel, geometry, size, threads, "
+                  "breakdown, model)")]
+        for argv, line in cases:
+            done = run(argv)
+            self.assertEqual((done.returncode, done.stderr.strip()), (2, line), argv)
+
+    @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
+    def test_compare_output_formats(self):
+        """compare --output x.json writes JSON Lines and x.csv CSV, one record per mode."""
+        for name in ("runs.json", "runs.csv"):
+            output = self.dir / name
+            done = run([COMPARE, "--driver", REDBLACK3D, "--n=8", "--iters", "1", "--modes", "sync,proxy",
+                        "--cores", "2", "--mpiexec", mpiexec(), "--output", output])
+            self.assertEqual(done.returncode, 0, done.stderr)
+            if name.endswith(".json"):
+                records = [json.loads(line) for line in output.read_text().splitlines()]
+            else:
+                records = list(csv.DictReader(output.read_text().splitlines()))
+            self.assertEqual([r["mode"] for r in records], ["sync", "proxy"])
+            self.assertEqual(str(records[0]["ranks"]), "2")
+
+
+if __name__ == "__main__":
+    unittest.main()
