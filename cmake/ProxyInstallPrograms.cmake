@@ -35,4 +35,11 @@ if(PROXY_BUILD_APPS AND NOT PROXY_CORE_ONLY)
   proxy_install_tool(apps/redblack3d/compare proxy-redblack3d-compare)
   proxy_install_tool(apps/summa/compare-panels.py proxy-summa-compare-panels)
   proxy_install_tool(bench/overlap/run-overlap proxy-run-overlap)
+  # The tools' shared Python package: they look for share/proxy/toolkit one level above bin/, and read the
+  # project version from toolkit/VERSION there (the source tree's CMakeLists.txt is not installed).
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/apps/toolkit DESTINATION ${CMAKE_INSTALL_DATADIR}/proxy
+          COMPONENT programs PATTERN __pycache__ EXCLUDE)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/toolkit-VERSION "${PROJECT_VERSION}\n")
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/toolkit-VERSION DESTINATION ${CMAKE_INSTALL_DATADIR}/proxy/toolkit
+          RENAME VERSION COMPONENT programs)
 endif()

@@ -57,15 +57,15 @@ TEST(Config, BadEnvironmentValuesAreNamed) {
   }
   {
     EnvVar v("PROXY_WAIT_TIMEOUT", "-1");
-    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_WAIT_TIMEOUT='-1' is not a positive number of seconds");
+    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_WAIT_TIMEOUT='-1' is not a number of seconds above 0 and at most 1e6");
   }
   {
     EnvVar v("PROXY_QUEUE_CAPACITY", "100");
-    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_QUEUE_CAPACITY='100' is not a power of two");
+    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_QUEUE_CAPACITY='100' is not a power of two from 2 to 1048576");
   }
   {
     EnvVar v("PROXY_CORE", "x1");
-    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_CORE='x1' is not an integer >= -1");
+    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_CORE='x1' is not an integer from -1 to 65535");
   }
 }
 

@@ -120,6 +120,8 @@ class NodeCollectives::SlotOperation final : public Operation {
   }
 
   std::uint64_t bytes_per_epoch() const noexcept override { return work_.count * work_.element_size; }
+  // Its requests are collectives, which MPI cannot cancel.
+  bool cancellable() const noexcept override { return false; }
 
   MPI_Comm comm = MPI_COMM_NULL;
   alignas(64) std::atomic<std::uint64_t> ready{0};  // segments the team has handed over (leader thread)
@@ -189,14 +191,19 @@ NodeCollectives::NodeCollectives(ProxyThread& proxy, Team& team, MPI_Comm inter_
   for (int i = 0; i < config_.max_outstanding; ++i)
     slots_.push_back(std::make_shared<SlotOperation>(i, config_.window, &progress_notifier()));
   // Only the proxy may call MPI now: duplicate through it (one communicator per slot).
-  proxy_.call([&] {
-    MPI_Comm_rank(inter_node, &rank_);
-    MPI_Comm_size(inter_node, &ranks_);
-    for (auto& slot : slots_) {
-      MPI_Comm_dup(inter_node, &slot->comm);
-      MPI_Comm_set_errhandler(slot->comm, MPI_ERRORS_RETURN);
-    }
-  });
+  proxy_.call(
+      [&] {
+        auto check = [](int code, const char* call) {
+          if (code != MPI_SUCCESS) throw Error(std::string("node collectives: ") + call + " failed: " + mpi_error_string(code));
+        };
+        check(MPI_Comm_rank(inter_node, &rank_), "MPI_Comm_rank");
+        check(MPI_Comm_size(inter_node, &ranks_), "MPI_Comm_size");
+        for (auto& slot : slots_) {
+          check(MPI_Comm_dup(inter_node, &slot->comm), "MPI_Comm_dup");
+          check(MPI_Comm_set_errhandler(slot->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+        }
+      },
+      "node collectives set-up");
   staging_.resize(slots_.size());
   threads_ = std::make_unique<PerThread[]>(team_.size());
   for (int t = 0; t < team_.size(); ++t) {

@@ -18,8 +18,8 @@ struct CurrentContext {
 
 ClosureContext* ClosureContext::current() noexcept { return current_context; }
 
-ClosureOperation::ClosureOperation(std::function<void(ClosureContext&)> fn, MPI_Comm comm)
-    : Operation("closure"), fn_(std::move(fn)) {
+ClosureOperation::ClosureOperation(std::function<void(ClosureContext&)> fn, MPI_Comm comm, std::string name)
+    : Operation(std::move(name)), fn_(std::move(fn)) {
   context_.comm_ = comm;
 }
 
@@ -42,14 +42,6 @@ bool ClosureOperation::progress() {
     throw CommError(label(), -1, epoch_, "a tracked request failed: " + mpi_error_string(code));
   if (flag) outstanding_.store(0, std::memory_order_relaxed);
   return flag != 0;
-}
-
-void ClosureOperation::cancel() noexcept {
-  for (MPI_Request& r : context_.requests_)
-    if (r != MPI_REQUEST_NULL) {
-      MPI_Cancel(&r);
-      MPI_Request_free(&r);
-    }
 }
 
 std::string ClosureOperation::describe_outstanding() const {

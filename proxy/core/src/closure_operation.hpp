@@ -19,11 +19,12 @@ namespace proxy {
 
 class ClosureOperation final : public Operation {
  public:
-  ClosureOperation(std::function<void(ClosureContext&)> fn, MPI_Comm comm);
+  ClosureOperation(std::function<void(ClosureContext&)> fn, MPI_Comm comm, std::string name = "closure");
   const char* kind() const noexcept override { return "closure"; }
   void start(std::uint64_t epoch) override;
   bool progress() override;
-  void cancel() noexcept override;
+  // What it tracked may be collectives, which MPI cannot cancel: a shutdown that cannot drain it ends the job.
+  bool cancellable() const noexcept override { return false; }
   std::string describe_outstanding() const override;
 
  private:

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <string>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -32,13 +35,23 @@ const char* env(const char* name) {
   return (value != nullptr && *value != '\0') ? value : nullptr;
 }
 
-long parse_long(const char* name, const char* text, long min) {
+long parse_long(const char* name, const char* text, long min, long max) {
   errno = 0;
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < min)
-    throw Error(std::string(name) + "='" + text + "' is not an integer >= " + std::to_string(min));
+  if (errno != 0 || end == text || *end != '\0' || value < min || value > max)
+    throw Error(std::string(name) + "='" + text + "' is not an integer from " + std::to_string(min) + " to " +
+                std::to_string(max));
   return value;
+}
+
+void check_collective_model_file(const char* path) {
+  struct stat info {};
+  if (::stat(path, &info) != 0)
+    throw Error(std::string("PROXY_COLLECTIVE_MODEL='") + path + "' does not exist");
+  if (!S_ISREG(info.st_mode)) throw Error(std::string("PROXY_COLLECTIVE_MODEL='") + path + "' is not a regular file");
+  if (info.st_size == 0) throw Error(std::string("PROXY_COLLECTIVE_MODEL='") + path + "' is an empty file");
+  if (::access(path, R_OK) != 0) throw Error(std::string("PROXY_COLLECTIVE_MODEL='") + path + "' is not readable");
 }
 
 }  // namespace
@@ -56,17 +69,18 @@ Config Config::from_env(Config config) {
   if (const char* v = env("PROXY_WAIT_TIMEOUT")) {
     char* end = nullptr;
     const double seconds = std::strtod(v, &end);
-    if (end == v || *end != '\0' || !std::isfinite(seconds) || seconds <= 0)
-      throw Error(std::string("PROXY_WAIT_TIMEOUT='") + v + "' is not a positive number of seconds");
+    if (end == v || *end != '\0' || !std::isfinite(seconds) || seconds <= 0 || seconds > kMaxWaitTimeoutSeconds)
+      throw Error(std::string("PROXY_WAIT_TIMEOUT='") + v + "' is not a number of seconds above 0 and at most 1e6");
     config.wait_timeout = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
   }
-  if (const char* v = env("PROXY_SPIN_COUNT")) config.spin_count = static_cast<int>(parse_long("PROXY_SPIN_COUNT", v, 0));
-  if (const char* v = env("PROXY_CORE")) config.proxy_core = static_cast<int>(parse_long("PROXY_CORE", v, -1));
-  if (const char* v = env("PROXY_BIND")) config.bind = parse_long("PROXY_BIND", v, 0) != 0;
+  if (const char* v = env("PROXY_SPIN_COUNT"))
+    config.spin_count = static_cast<int>(parse_long("PROXY_SPIN_COUNT", v, 0, kMaxSpinCount));
+  if (const char* v = env("PROXY_CORE")) config.proxy_core = static_cast<int>(parse_long("PROXY_CORE", v, -1, kMaxCore));
+  if (const char* v = env("PROXY_BIND")) config.bind = parse_long("PROXY_BIND", v, 0, 1) != 0;
   if (const char* v = env("PROXY_QUEUE_CAPACITY")) {
-    const long capacity = parse_long("PROXY_QUEUE_CAPACITY", v, 2);
+    const long capacity = parse_long("PROXY_QUEUE_CAPACITY", v, 2, kMaxQueueCapacity);
     if ((capacity & (capacity - 1)) != 0)
-      throw Error(std::string("PROXY_QUEUE_CAPACITY='") + v + "' is not a power of two");
+      throw Error(std::string("PROXY_QUEUE_CAPACITY='") + v + "' is not a power of two from 2 to 1048576");
     config.queue_capacity = static_cast<std::size_t>(capacity);
   }
   if (const char* v = env("PROXY_PROGRESS")) {
@@ -77,6 +91,12 @@ Config Config::from_env(Config config) {
     }
   }
   return config;
+}
+
+void validate_environment() {
+  Config::from_env();
+  if (const char* v = env("PROXY_NODE_SIZE")) parse_long("PROXY_NODE_SIZE", v, 1, kMaxNodeSize);
+  if (const char* v = env("PROXY_COLLECTIVE_MODEL")) check_collective_model_file(v);
 }
 
 }  // namespace proxy

@@ -2,13 +2,19 @@
 
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "proxy/config.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -36,8 +42,34 @@ int emulated_node_size() {
   if (v == nullptr || *v == '\0') return 0;
   char* end = nullptr;
   const long k = std::strtol(v, &end, 10);
-  if (end == v || *end != '\0' || k < 1) throw Error(std::string("PROXY_NODE_SIZE='") + v + "' is not an integer >= 1");
+  if (end == v || *end != '\0' || k < 1 || k > kMaxNodeSize)
+    throw Error(std::string("PROXY_NODE_SIZE='") + v + "' is not an integer from 1 to " + std::to_string(kMaxNodeSize));
   return static_cast<int>(k);
+}
+
+std::string program_name(int argc, char** argv) {
+  if (argc < 1 || argv == nullptr || argv[0] == nullptr) return "proxy";
+  const std::string path = argv[0];
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Every rank validates the PROXY_* variables and they agree before anything else: the lowest rank that
+// found a bad one prints it, then every rank finalises and exits 2, so nobody waits for a rank that left.
+void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size) {
+  std::string problem;
+  try {
+    validate_environment();
+  } catch (const Error& e) {
+    problem = e.what();
+  }
+  const int mine = problem.empty() ? size : rank;
+  int first = size;
+  check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  if (first == size) return;
+  if (rank == first) Environment::report(program + ": error: " + problem);
+  MPI_Finalize();
+  std::exit(2);
 }
 
 // The ranks on this physical host, by host name: MPI_COMM_TYPE_SHARED is not the host once
@@ -101,15 +133,25 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
     check(MPI_Init_thread(&argc, &argv, required_thread_level, &thread_level_), "MPI_Init_thread");
     owns_mpi_ = true;
   } else {
-    MPI_Query_thread(&thread_level_);
+    check(MPI_Query_thread(&thread_level_), "MPI_Query_thread");
   }
+  // From here a throw leaves no communicator behind and finalises MPI if this Environment initialised it
+  // (the destructor does not run for a constructor that throws).
+  struct UndoOnThrow {
+    Environment* self;
+    ~UndoOnThrow() {
+      if (self == nullptr) return;
+      self->release_communicators();
+      if (self->owns_mpi_) MPI_Finalize();
+    }
+  } undo{this};
   if (thread_level_ < required_thread_level) {
-    if (owns_mpi_) MPI_Finalize();
     throw Error("the MPI library provides " + thread_level_name(thread_level_) + " but the proxy needs " +
                 thread_level_name(required_thread_level));
   }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  refuse_bad_settings_on_every_rank(program_name(argc, argv), rank_, size_);
 
   // Before any thread of this process is bound: the binding read here is the launcher's.
   topology_ = std::make_unique<Topology>();
@@ -126,26 +168,31 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
   } else {
     node_.comm = physical;
   }
-  MPI_Comm_rank(node_.comm, &node_.rank);
-  MPI_Comm_size(node_.comm, &node_.size);
+  check(MPI_Comm_rank(node_.comm, &node_.rank), "MPI_Comm_rank");
+  check(MPI_Comm_size(node_.comm, &node_.size), "MPI_Comm_size");
   check(MPI_Comm_split(MPI_COMM_WORLD, node_.rank == 0 ? 0 : MPI_UNDEFINED, rank_, &node_.leaders),
         "MPI_Comm_split");
   int index_and_count[2] = {0, 1};
   if (node_.leaders != MPI_COMM_NULL) {
-    MPI_Comm_rank(node_.leaders, &index_and_count[0]);
-    MPI_Comm_size(node_.leaders, &index_and_count[1]);
+    check(MPI_Comm_rank(node_.leaders, &index_and_count[0]), "MPI_Comm_rank");
+    check(MPI_Comm_size(node_.leaders, &index_and_count[1]), "MPI_Comm_size");
   }
-  MPI_Bcast(index_and_count, 2, MPI_INT, 0, node_.comm);
+  check(MPI_Bcast(index_and_count, 2, MPI_INT, 0, node_.comm), "MPI_Bcast");
   node_.index = index_and_count[0];
   node_.count = index_and_count[1];
+  undo.self = nullptr;
+}
+
+void Environment::release_communicators() noexcept {
+  if (node_.leaders != MPI_COMM_NULL) MPI_Comm_free(&node_.leaders);
+  if (node_.comm != MPI_COMM_NULL) MPI_Comm_free(&node_.comm);
 }
 
 Environment::~Environment() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  if (node_.leaders != MPI_COMM_NULL) MPI_Comm_free(&node_.leaders);
-  if (node_.comm != MPI_COMM_NULL) MPI_Comm_free(&node_.comm);
+  release_communicators();
   if (owns_mpi_) MPI_Finalize();
 }
 
@@ -173,7 +220,31 @@ bool Environment::bind_openmp_threads(const Placement& placement) const {
   return ok.load();
 }
 
+void Environment::report(std::string_view line) noexcept {
+  std::string text(line);
+  text += '\n';
+  std::fflush(stderr);  // whatever the program printed before comes first
+  const char* data = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t written = ::write(STDERR_FILENO, data, left);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) break;
+    data += written;
+    left -= static_cast<std::size_t>(written);
+  }
+}
+
+void Environment::abort(std::string_view line, int code) noexcept {
+  report(line);
+  abort(code);
+}
+
 void Environment::abort(int code) noexcept {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // MPI_Abort's kill can overtake output still in the pipe to the launcher: give it a moment to forward.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   int initialized = 0;
   int finalized = 0;
   MPI_Initialized(&initialized);

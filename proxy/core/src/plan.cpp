@@ -345,6 +345,12 @@ void PlanOperation::cancel() noexcept {
   }
 }
 
+bool PlanOperation::cancellable() const noexcept {
+  for (const auto& slot : slots_)
+    if (slot->collective && !slot->done.load(std::memory_order_relaxed)) return false;
+  return true;
+}
+
 std::string PlanOperation::describe_outstanding() const {
   std::string text;
   int listed = 0;

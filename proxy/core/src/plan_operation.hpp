@@ -51,6 +51,8 @@ class PlanOperation final : public Operation {
   void start(std::uint64_t epoch) override;
   bool progress() override;
   void cancel() noexcept override;
+  // False while a collective element is outstanding (MPI cannot cancel it): shutdown reports and ends the job.
+  bool cancellable() const noexcept override;
   std::string describe_outstanding() const override;
   int outstanding_peer() const noexcept override;
   std::uint64_t bytes_per_epoch() const noexcept override { return bytes_; }

@@ -2,8 +2,11 @@
 #include "progress_loop.hpp"
 
 #include <chrono>
+#include <cstdio>
+#include <string>
 #include <thread>
 
+#include "proxy/environment.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -30,6 +33,8 @@ void ProgressLoop::run() {
     }
   });
   leftovers.clear();  // outside the registry's lock: dropping one may drop a plan's last handle
+  channel_.finished.store(true, std::memory_order_release);
+  channel_.completions.notify_all();  // the destructor waits for `finished` on this notifier
 }
 
 std::size_t ProgressLoop::step() {
@@ -102,12 +107,15 @@ std::size_t ProgressLoop::drain() {
 
 void ProgressLoop::start(Command& command) {
   ActiveOperation entry{std::move(command.operation), command.plan, command.epoch, now_seconds()};
+  channel_.starting.store(entry.operation.get(), std::memory_order_release);
   try {
     entry.operation->start(entry.epoch);
   } catch (...) {
+    channel_.starting.store(nullptr, std::memory_order_release);
     fail(entry, std::current_exception());
     return;
   }
+  channel_.starting.store(nullptr, std::memory_order_release);
   if (entry.plan != nullptr) entry.plan->set_in_flight(true);
   active_.push_back(std::move(entry));
 }
@@ -163,7 +171,20 @@ void ProgressLoop::leave_active_set(const ActiveOperation& entry) {
 bool ProgressLoop::shut_down() {
   if (active_.empty() && channel_.queue.size_approx() == 0) return true;
   if (Notifier::Clock::now() < drain_deadline_) return false;
-  // Out of patience: cancel what is left and tell its waiters.
+  // Out of patience. What cannot be cancelled (collectives) would leave MPI_Finalize waiting for a peer:
+  // report it and end the job rather than cancel it or hang.
+  for (const auto& entry : active_) {
+    const Operation& op = *entry.operation;
+    if (op.cancellable()) continue;
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f s", static_cast<double>(config_.wait_timeout.count()) / 1000.0);
+    Environment::abort("proxy: error: rank " + std::to_string(channel_.rank) + ": shutdown could not drain " +
+                           op.label() + " epoch " + std::to_string(entry.epoch) + " within " + seconds +
+                           " (PROXY_WAIT_TIMEOUT), outstanding: " + op.describe_outstanding() +
+                           ", which cannot be cancelled (they may be collectives): ending the job",
+                       1);
+  }
+  // The rest (plans' point-to-point requests) is cancelled; its waiters are told.
   for (auto& entry : active_) {
     Operation& op = *entry.operation;
     op.cancel();

@@ -46,6 +46,11 @@ struct ProxyChannel {
   std::atomic<bool> stop_requested{false};
   std::atomic<int> bound_core{-1};
   std::atomic<std::thread::id> proxy_thread{};  // set when the loop starts
+  int rank = 0;                                 // for reports; set before the loop starts
+  // The operation whose start() the proxy is inside (a closure may block there), for the report of a
+  // shutdown that cannot join; and whether the loop has returned (the destructor's bounded join).
+  std::atomic<const Operation*> starting{nullptr};
+  std::atomic<bool> finished{false};
 
   // The cooperative strategy (proxy/progress.hpp). `cooperative` is set before the proxy thread starts and
   // never changes; the rest is used only when it is true. Whoever holds `token` runs ProgressLoop::step().

@@ -14,6 +14,7 @@
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
 #include "progress_loop.hpp"
+#include "proxy/environment.hpp"
 #include "proxy/error.hpp"
 #include "proxy/topology.hpp"
 
@@ -73,6 +74,7 @@ void ProxyThread::construct(MPI_Comm comm, int core) {
 
   impl_ = std::make_unique<Impl>(config_.queue_capacity);
   impl_->id = ++last_proxy_id;
+  impl_->channel.rank = rank_;
   ProxyChannel* channel = &impl_->channel;
   progress_ = config_.progress == ProgressStrategy::cooperative ? ProgressStrategy::cooperative
                                                                  : ProgressStrategy::dedicated;
@@ -128,6 +130,20 @@ ProxyThread::~ProxyThread() {
     channel.stop_requested.store(true, std::memory_order_release);
     channel.wakeup.notify_all();
     if (channel.cooperative) channel.doorbell.ring();
+    // The proxy drains for at most the wait timeout, then cancels or ends the job; as much again covers a
+    // closure it is finishing. Longer means it is stuck inside a blocking MPI call: waiting for it would
+    // keep the process alive forever, so report and end the job.
+    const auto limit = 2 * config_.wait_timeout;
+    if (!channel.completions.wait([&] { return channel.finished.load(std::memory_order_acquire); },
+                                  WaitPolicy::block, Notifier::Clock::now() + limit, 0)) {
+      const Operation* stuck = channel.starting.load(std::memory_order_acquire);
+      // `stuck` is alive: the proxy is inside its start() and has not come back.
+      Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": the proxy thread did not finish within " +
+                             seconds_text(limit) + " at shutdown (2 x PROXY_WAIT_TIMEOUT), blocked in " +
+                             (stuck != nullptr ? stuck->label() : std::string("an MPI call")) +
+                             " (perhaps waiting for a peer that is gone): ending the job",
+                         1);
+    }
     impl_->thread.join();
   }
   int finalized = 0;
@@ -170,9 +186,31 @@ Ticket ProxyThread::post(std::shared_ptr<Operation> operation) {
   return enqueue_start(operation, nullptr);
 }
 
-Ticket ProxyThread::submit(std::function<void(ClosureContext&)> fn) {
+Ticket ProxyThread::submit(std::function<void(ClosureContext&)> fn, std::string name) {
   if (!fn) throw Error("submit: empty closure");
-  return enqueue_start(std::make_shared<ClosureOperation>(std::move(fn), comm_), nullptr);
+  return enqueue_start(std::make_shared<ClosureOperation>(std::move(fn), comm_, std::move(name)), nullptr);
+}
+
+void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state) const {
+  try {
+    wait(ticket);
+    return;
+  } catch (const TimeoutError&) {
+    if (state.abandon())
+      throw TimeoutError(ticket.operation->label(), -1, ticket.epoch,
+                         "wait timed out after " + seconds_text(config_.wait_timeout) + " on rank " +
+                             std::to_string(rank_) + " before the proxy began it (the proxy was busy), so it was "
+                             "abandoned and will not run");
+    if (!state.finished()) {
+      // fn runs on the proxy and may use the caller's frame: unwinding would free it under fn's feet.
+      Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": " + ticket.operation->label() +
+                             " did not finish within " + seconds_text(config_.wait_timeout) +
+                             " (PROXY_WAIT_TIMEOUT) and is still running on the proxy thread, perhaps in a blocking MPI "
+                             "call waiting for a peer: it cannot be abandoned, ending the job",
+                         1);
+    }
+  }
+  wait(ticket);  // fn returned just as the wait gave up; its ticket completes at once
 }
 
 Ticket ProxyThread::enqueue_start(const std::shared_ptr<Operation>& op, PlanOperation* plan) {

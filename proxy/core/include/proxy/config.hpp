@@ -40,4 +40,17 @@ struct Config {
   static Config from_env();  // the built-in defaults with the environment applied
 };
 
+// The documented bounds of the settings (README "Settings"): a value outside them is refused by name, so a
+// huge timeout cannot overflow a clock and a huge queue cannot exhaust memory.
+inline constexpr double kMaxWaitTimeoutSeconds = 1e6;             // PROXY_WAIT_TIMEOUT in (0, 1e6]
+inline constexpr long kMaxSpinCount = 1'000'000'000;              // PROXY_SPIN_COUNT in [0, 1e9]
+inline constexpr long kMaxCore = 65535;                           // PROXY_CORE in [-1, 65535]
+inline constexpr long kMaxQueueCapacity = 1L << 20;               // PROXY_QUEUE_CAPACITY a power of two in [2, 2^20]
+inline constexpr long kMaxNodeSize = 1L << 20;                    // PROXY_NODE_SIZE in [1, 2^20]
+
+// Checks every PROXY_* variable the runtime reads (Config's, PROXY_NODE_SIZE, PROXY_COLLECTIVE_MODEL: a
+// readable, non-empty regular file); throws proxy::Error naming the first bad variable and its value.
+// proxy::Environment calls it on every rank at start-up, so every mode of every program refuses bad values.
+void validate_environment();
+
 }  // namespace proxy

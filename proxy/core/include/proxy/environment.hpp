@@ -4,11 +4,17 @@
 // initialised it. Discovers the ranks sharing this node (MPI_COMM_TYPE_SHARED, or PROXY_NODE_SIZE) and one
 // leader per node, and, for dividing cores, the ranks on this physical host (by host name, whatever
 // MPIR_CVAR_NOLOCAL or PROXY_NODE_SIZE make of the node) with the bindings they inherited.
+// Before anything else it validates every PROXY_* environment variable on every rank (validate_environment);
+// when one is bad the ranks agree on it (one MPI_Allreduce), the lowest rank that saw it prints one line
+// `PROGRAM: error: PROXY_...='value' is ...`, and every rank finalises MPI and exits with status 2 (no
+// MPI_Abort, so the line is never lost). A failing set-up call throws proxy::Error naming it, after
+// finalising MPI if the Environment initialised it.
 // Thread safety: construct, use and destroy on the main thread; const accessors from any thread.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <mpi.h>
 
@@ -51,10 +57,18 @@ class Environment {
   // it opens one). Returns false if binding was refused.
   bool bind_openmp_threads(const Placement& placement) const;
 
-  // Ends every rank at once after a failure that the others cannot know about (a timeout, a peer error).
+  // Ends every rank at once after a failure that the others cannot know about (a timeout, a peer error):
+  // flushes stdout and stderr, gives the launcher a moment to forward them (it can lose output that is
+  // still in a pipe when MPI_Abort tears the job down), then MPI_Abort(MPI_COMM_WORLD, code).
   [[noreturn]] static void abort(int code) noexcept;
+  // The same after writing `line` (a newline is added) to stderr in one write, so it is never cut short.
+  [[noreturn]] static void abort(std::string_view line, int code) noexcept;
+  // Writes `line` and a newline to stderr in one write(2) (whole, never interleaved with another rank's).
+  static void report(std::string_view line) noexcept;
 
  private:
+  void release_communicators() noexcept;
+
   bool owns_mpi_ = false;
   int rank_ = 0;
   int size_ = 1;

@@ -40,6 +40,10 @@ class Operation {
   virtual bool progress() = 0;
   // Proxy thread, at shutdown with the epoch still incomplete: release what can be released.
   virtual void cancel() noexcept {}
+  // Whether cancel() can end what is outstanding (point-to-point requests can be cancelled; collectives
+  // cannot: MPI_Cancel on one is a fatal error). A shutdown that cannot drain an operation that is not
+  // cancellable ends the job with a report instead.
+  virtual bool cancellable() const noexcept { return true; }
   // Any thread: what is still outstanding, one line per item, for timeout reports.
   virtual std::string describe_outstanding() const { return {}; }
   // Any thread: the first peer still outstanding (for timeout reports), or -1.

@@ -15,8 +15,11 @@
 //     the calling thread while they hold the progress token, so MPI calls come from several threads, one
 //     at a time, ordered by the token (MPI_THREAD_SERIALIZED still suffices; closures may run there too).
 //   - A given Plan is started by one thread at a time; any thread may wait on its ticket.
-//   - The destructor drains outstanding work (cancelling what cannot finish within the wait timeout)
-//     and joins; it never leaves a detached thread.
+//   - The destructor drains outstanding work within the wait timeout, cancelling what can be cancelled
+//     (plans' point-to-point requests). What cannot be cancelled (requests a closure tracked, which may be
+//     collectives) or a proxy stuck in a blocking MPI call ends the job instead: one line on stderr naming
+//     the operation, the rank and the time, then MPI_Abort. It never waits for the proxy forever and never
+//     leaves a detached thread behind in a process that goes on.
 #pragma once
 
 #include <atomic>
@@ -32,6 +35,7 @@
 #include <mpi.h>
 
 #include "proxy/config.hpp"
+#include "proxy/call_state.hpp"
 #include "proxy/operation.hpp"
 #include "proxy/placement.hpp"
 #include "proxy/plan.hpp"
@@ -103,19 +107,40 @@ class ProxyThread {
   Ticket post(std::shared_ptr<Operation> operation);
 
   // Runs fn(context) on the proxy thread; the ticket completes when fn has returned and every request it
-  // tracked has completed. An exception thrown by fn is rethrown to the waiter (as CommError).
-  Ticket submit(std::function<void(ClosureContext&)> fn);
+  // tracked has completed. An exception thrown by fn is rethrown to the waiter (as CommError). `name` is
+  // how errors and reports call it ("closure 'NAME'").
+  Ticket submit(std::function<void(ClosureContext&)> fn, std::string name = "closure");
 
   // Runs fn() on the proxy thread and waits for it: the way to make a one-off MPI call (a reduction of
-  // timings, a barrier) while the proxy owns MPI. Returns fn's result.
+  // timings, a barrier) while the proxy owns MPI. Returns fn's result. fn may use the caller's frame:
+  //   - if the wait times out before the proxy began fn, fn is abandoned (it will never run) and
+  //     TimeoutError is thrown;
+  //   - if fn is already running when the wait times out (a blocking MPI call waiting for a peer that is
+  //     gone), the caller cannot unwind over it: the job ends with one line naming the closure, the rank
+  //     and how long it ran (exit through MPI_Abort with code 1).
   template <class Fn>
-  auto call(Fn&& fn) -> std::invoke_result_t<Fn&> {
+  auto call(Fn&& fn, std::string name = "call") -> std::invoke_result_t<Fn&> {
     using R = std::invoke_result_t<Fn&>;
+    auto state = std::make_shared<detail::CallState>();
     if constexpr (std::is_void_v<R>) {
-      wait(submit([&](ClosureContext&) { fn(); }));
+      await_call(submit(
+                     [&fn, state](ClosureContext&) {
+                       if (!state->begin()) return;  // abandoned: fn's frame may be gone
+                       detail::CallState::Finish finish{*state};
+                       fn();
+                     },
+                     name),
+                 *state);
     } else {
       std::optional<R> result;
-      wait(submit([&](ClosureContext&) { result.emplace(fn()); }));
+      await_call(submit(
+                     [&fn, &result, state](ClosureContext&) {
+                       if (!state->begin()) return;  // abandoned: fn's and result's frame may be gone
+                       detail::CallState::Finish finish{*state};
+                       result.emplace(fn());
+                     },
+                     name),
+                 *state);
       return std::move(*result);
     }
   }
@@ -144,6 +169,8 @@ class ProxyThread {
  private:
   struct Impl;
   void construct(MPI_Comm comm, int core);
+  // call()'s wait: on a timeout abandons the closure and rethrows, or ends the job if it is running.
+  void await_call(const Ticket& ticket, detail::CallState& state) const;
   Ticket enqueue_start(const std::shared_ptr<Operation>& op, PlanOperation* plan);
   // Cooperative strategy: one step of the proxy's loop if the token is free; true when it ran one.
   bool progress_step() const;

@@ -3,6 +3,10 @@
 // WaitPolicy: spin (pause loop), spin_then_yield (spin_count pauses, then sched_yield), or block (spin, then
 // sleep on a condition variable until notified or a short slice passes).
 // Thread safety: any thread may call notify_all(); any number of threads may wait() at once.
+// Wake-up ordering (Dekker): the publisher stores the condition, then reads the sleeper count; a sleeper
+// raises the count, then reads the condition. Each side puts a seq_cst fence between its store and its
+// load, so at least one sees the other: a sleeper never misses the notification (without the fences the
+// publisher's load can overtake its store, StoreLoad, and the sleeper waits out a whole slice).
 #pragma once
 
 #include <atomic>
@@ -27,9 +31,14 @@ class Notifier {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // Publisher side: call after the release store that makes the awaited condition true.
-  // Costs one load when nobody sleeps.
+  // slice: how long a block waiter sleeps before it looks again without a notification (tests pass a
+  // very long slice so that a missed wake-up shows as a stuck waiter).
+  explicit Notifier(std::chrono::milliseconds slice = std::chrono::milliseconds(2)) noexcept : slice_(slice) {}
+
+  // Publisher side: call after the store that makes the awaited condition true.
+  // Costs a fence and one load when nobody sleeps.
   void notify_all() noexcept {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the condition's store before the count's load
     if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
     { std::lock_guard<std::mutex> lock(mutex_); }  // orders with a sleeper between its check and its wait
     cv_.notify_all();
@@ -53,13 +62,14 @@ class Notifier {
     }
     // block: sleep in short slices so that a missed notification costs at most one slice.
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the count's store before the condition's load
     bool result = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       while (!(result = done())) {
         const auto now = Clock::now();
         if (now >= deadline) break;
-        cv_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(2)));
+        cv_.wait_until(lock, std::min(deadline, now + slice_));
       }
     }
     sleepers_.fetch_sub(1, std::memory_order_seq_cst);
@@ -67,6 +77,7 @@ class Notifier {
   }
 
  private:
+  std::chrono::milliseconds slice_;
   std::atomic<int> sleepers_{0};
   std::mutex mutex_;
   std::condition_variable cv_;

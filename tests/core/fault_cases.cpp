@@ -1,0 +1,93 @@
+// Fault cases of the runtime, one per argument, each run on real ranks by CTest (label `faults`):
+//   settings          construct the Environment only (bad PROXY_* values are refused there), print "ok"
+//   abort-line        rank 0 ends the job at once with Environment::abort(line, 3): the line must arrive
+//   call-abandoned    rank 0: call() times out while the proxy is busy with an earlier closure; the call is
+//                     abandoned (never runs), TimeoutError names it, and the program goes on and exits 0
+//   call-running      rank 0: call() runs MPI_Barrier that rank 1 never enters; the wait times out while
+//                     the closure runs: one line, then the job ends (MPI_Abort)
+//   drain-collective  rank 0: a closure tracks an MPI_Ibarrier rank 1 never enters; ~ProxyThread cannot
+//                     drain it and must not MPI_Cancel a collective: one line, then the job ends
+//   drain-blocked     rank 0: a submitted closure blocks in MPI_Barrier; ~ProxyThread cannot join the proxy:
+//                     one line within 2 x PROXY_WAIT_TIMEOUT, then the job ends
+// Rank 1 of the failing cases sleeps (up to 5 minutes, well past any CTest timeout) until the abort ends it.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "proxy/core.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+std::atomic<int> abandoned_runs{0};  // how often the abandoned closure ran (must stay 0)
+
+void sleep_until_killed() { std::this_thread::sleep_for(300s); }
+
+int call_abandoned(proxy::ProxyThread& proxy) {
+  std::atomic<bool> release{false};
+  // Keeps the proxy busy until the call below has given up: the outcome does not depend on timing.
+  proxy::Ticket busy = proxy.submit([&](proxy::ClosureContext&) {
+    while (!release.load()) std::this_thread::sleep_for(1ms);
+  }, "busy");
+  try {
+    int local = 41;
+    proxy.call([&] { local += 1; abandoned_runs.fetch_add(1); }, "abandoned");
+    std::printf("rank 0: call returned although the proxy was busy\n");
+    return 1;
+  } catch (const proxy::TimeoutError& e) {
+    std::printf("rank 0: %s\n", e.what());
+  }
+  release.store(true);
+  proxy.wait(busy, 300s);
+  // A later closure runs after the abandoned one's place in the queue: by then it would have run.
+  proxy.wait(proxy.submit([](proxy::ClosureContext&) {}, "after"), 300s);
+  std::printf("rank 0: the abandoned closure ran %d times\n", abandoned_runs.load());
+  return abandoned_runs.load() == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  proxy::Environment env(argc, argv);
+  const std::string which = argc > 1 ? argv[1] : "";
+  if (which == "settings") {
+    if (env.rank() == 0) std::printf("ok\n");
+    return 0;
+  }
+  if (which == "abort-line") {
+    if (env.rank() == 0) proxy::Environment::abort("rank 0: error: ending the job on purpose", 3);
+    sleep_until_killed();
+  }
+  int status = 0;
+  {
+    proxy::ProxyThread proxy;
+    if (env.rank() == 0) {
+      if (which == "call-abandoned") {
+        status = call_abandoned(proxy);
+      } else if (which == "call-running") {
+        proxy.call([&] { MPI_Barrier(proxy.comm()); }, "barrier");
+        std::printf("rank 0: the barrier completed without rank 1\n");
+        status = 1;
+      } else if (which == "drain-collective") {
+        proxy.submit([](proxy::ClosureContext& context) {
+          MPI_Request request = MPI_REQUEST_NULL;
+          MPI_Ibarrier(context.comm(), &request);
+          context.track(request);
+        }, "ibarrier");
+      } else if (which == "drain-blocked") {
+        proxy.submit([](proxy::ClosureContext& context) { MPI_Barrier(context.comm()); }, "barrier");
+      } else {
+        std::fprintf(stderr, "fault_cases: error: unknown case '%s'\n", which.c_str());
+        status = 2;
+      }
+    } else if (which != "call-abandoned") {
+      sleep_until_killed();
+    }
+  }
+  if (env.rank() == 0 && which != "call-abandoned") std::printf("rank 0: ProxyThread shut down without its peer\n");
+  return status;
+}
