@@ -84,6 +84,23 @@ std::size_t parse_size(std::string_view option, std::string_view text) {
   return static_cast<std::size_t>(value) << shift;
 }
 
+long long parse_count(std::string_view option, std::string_view text, long long min, long long max) {
+  std::string_view digits = text;
+  int shift = 0;
+  if (!digits.empty()) {
+    const char last = digits.back();
+    shift = last == 'K' || last == 'k' ? 10 : last == 'M' ? 20 : last == 'G' ? 30 : 0;
+    if (shift != 0) digits.remove_suffix(1);
+  }
+  long long value = 0;
+  if (!to_integer(digits, value)) fail(option, "expected an integer (suffixes K, M, G allowed)", text);
+  if (value > (std::numeric_limits<long long>::max() >> shift) || value < (std::numeric_limits<long long>::min() >> shift))
+    fail(option, "value too large", text);
+  value *= 1LL << shift;
+  check_range(option, text, value, min, max);
+  return value;
+}
+
 std::vector<std::string> parse_list(std::string_view option, std::string_view text) {
   std::vector<std::string> items;
   std::size_t begin = 0;
