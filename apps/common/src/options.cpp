@@ -25,17 +25,17 @@ constexpr std::string_view kShowConfig = "show-config";
 // CLI11's layout with the project's wording: "usage: NAME [options]", "-h, --help", the summary on top.
 class HelpFormatter : public CLI::Formatter {
  public:
-  std::string make_usage(const CLI::App*, std::string name) const override {
-    return "usage: " + name + " [options]\n";
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    return "usage: " + name + " [options]\n" + app->get_description() + "\n";
   }
-  std::string make_description(const CLI::App* app) const override { return app->get_description() + "\n"; }
+  std::string make_description(const CLI::App*) const override { return ""; }
   std::string make_option_name(const CLI::Option* option, bool positional) const override {
     std::string name = CLI::Formatter::make_option_name(option, positional);
     for (std::size_t comma = name.find(','); comma != std::string::npos; comma = name.find(',', comma + 2))
       name.replace(comma, 1, ", ");
     return name;
   }
-  std::string make_footer(const CLI::App* app) const override { return "\n" + app->get_footer(); }
+  std::string make_footer(const CLI::App* app) const override { return app->get_footer(); }
 };
 
 std::string help_text(const std::string& help, const std::optional<std::string>& default_value) {

@@ -67,10 +67,14 @@ std::string mpi_library() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   if (MPI_Get_library_version(text, &length) != MPI_SUCCESS) return "unknown";
-  std::string line(text, static_cast<std::size_t>(length));
-  line = line.substr(0, line.find('\n'));
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r' || line.back() == '\0'))
-    line.pop_back();
+  // The first line with runs of blanks made one space ("MPICH Version:\t4.0.2" -> "MPICH Version: 4.0.2").
+  std::string line;
+  for (int i = 0; i < length && text[i] != '\n' && text[i] != '\0'; ++i) {
+    const bool blank = text[i] == ' ' || text[i] == '\t' || text[i] == '\r';
+    if (!blank) line += text[i];
+    else if (!line.empty() && line.back() != ' ') line += ' ';
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
   return line;
 }
 
