@@ -247,7 +247,7 @@ std::string Options::version() const { return program_ + " (proxy) " + PROXY_VER
 std::string Options::help() const {
   CLI::App app(summary_, program_);
   auto formatter = std::make_shared<HelpFormatter>();
-  std::size_t width = std::string("  -h, --help").size();
+  std::size_t width = 4 + kShowConfig.size();  // "  --show-config", the longest built-in
   for (const Spec& s : specs_) width = std::max(width, 4 + s.name.size() + (s.is_flag ? 0 : 1 + s.value_name.size()));
   formatter->column_width(width + 2);
   app.formatter(formatter);
@@ -263,7 +263,7 @@ std::string Options::help() const {
   app.add_flag("--" + std::string(kVersion))
       ->description("print \"" + program_ + " (proxy) " + PROXY_VERSION_STRING + "\" and exit");
   app.add_flag("--" + std::string(kShowConfig))
-      ->description("print every effective setting (options, PROXY_* and OMP_* variables) with its source and exit");
+      ->description("print every effective setting (options, PROXY_*, OMP_*) with its source and exit");
   std::string footer = "Options take their value as '--key value' or '--key=value'; lists are comma-separated;\n"
                        "sizes and counts accept K, M, G (powers of 1024).\n";
   if (!epilog_.empty()) footer += "\n" + epilog_ + (epilog_.ends_with('\n') ? "" : "\n");
