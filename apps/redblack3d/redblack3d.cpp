@@ -73,8 +73,7 @@ apps::Options make_options() {
 redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, int& node_width) {
   redblack3d::RunSettings settings;
   settings.mode = proxy::harness::parse_mode(options.choice("mode", {"sync", "async", "mt", "proxy"}));
-  std::vector<long long> n;
-  for (const std::string& item : apps::parse_list("--n", options.value("n"))) n.push_back(apps::parse_count("--n", item, 1, 1 << 20));
+  const std::vector<long long> n = apps::parse_count_list("--n", options.value("n"), 1, 1 << 20);
   if (n.size() != 1 && n.size() != 3) {
     throw apps::UsageError("--n: expected N or NX,NY,NZ, got '" + options.value("n") + "'");
   }

@@ -117,8 +117,8 @@ Settings validate(const apps::Options& options, int ranks) {
     }
     s.sizes.push_back(bytes);
   }
-  s.halo_edges = apps::parse_int_list("--halo-edge", options.value("halo-edge"), 1, 8192);
-  s.bcast_orders = apps::parse_int_list("--bcast-n", options.value("bcast-n"), 1, 1 << 16);
+  s.halo_edges = apps::parse_count_list("--halo-edge", options.value("halo-edge"), 1, 8192);
+  s.bcast_orders = apps::parse_count_list("--bcast-n", options.value("bcast-n"), 1, 1 << 16);
   s.panel = static_cast<int>(options.integer("panel", 1, 1 << 16));
   s.iterations = static_cast<int>(options.integer("iters", 1, 1 << 20));
   s.iterations_large = static_cast<int>(options.integer("iters-large", 1, 1 << 20));

@@ -21,6 +21,9 @@ std::size_t parse_size(std::string_view option, std::string_view text);
 // (powers of 1024), so "--size 4K" means 4096.
 long long parse_count(std::string_view option, std::string_view text, long long min = 0,
                       long long max = (1LL << 62));
+// Comma-separated counts, each in [min, max]; errors quote the whole list.
+std::vector<long long> parse_count_list(std::string_view option, std::string_view text, long long min = 0,
+                                        long long max = (1LL << 62));
 // Comma-separated items, each non-empty ("a,b,c"); an empty item is an error naming the text.
 std::vector<std::string> parse_list(std::string_view option, std::string_view text);
 // Comma-separated integers, each in [min, max].
