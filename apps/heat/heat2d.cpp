@@ -49,14 +49,18 @@ int main(int argc, char** argv) {
   bool verify = false;
   // Every rank parses the same command line and knows the rank count: the same outcome everywhere.
   const int parsed = apps::run_guarded(kProgram, env.rank(), [&] {
-    if (!options.parse(argc, argv)) {
+    const bool run = apps::agreed(MPI_COMM_WORLD, [&] {
+      if (!options.parse(argc, argv)) return false;
+      nx = static_cast<int>(options.count("nx", 3, 1 << 24));
+      ny = static_cast<int>(options.count("ny", env.size(), 1 << 24));
+      steps = static_cast<int>(options.count("iters", 1, 1 << 30));
+      verify = options.flag_set("verify");
+      return true;
+    });
+    if (!run) {
       if (env.rank() == 0) std::fputs(options.answer().c_str(), stdout);
       return 0;
     }
-    nx = static_cast<int>(options.count("nx", 3, 1 << 24));
-    ny = static_cast<int>(options.count("ny", env.size(), 1 << 24));
-    steps = static_cast<int>(options.count("iters", 1, 1 << 30));
-    verify = options.flag_set("verify");
     if (options.show_config_requested() || options.verbose()) {
       if (env.rank() == 0) std::fputs(options.show_config().c_str(), stdout);
       if (options.show_config_requested()) return 0;

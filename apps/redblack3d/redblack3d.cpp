@@ -100,12 +100,17 @@ std::string grid_text(const redblack3d::Extent& e) {
 
 int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = make_options();
-  if (!options.parse(argc, argv)) {
+  int node_width = 0;
+  redblack3d::RunSettings settings;
+  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
+    if (!options.parse(argc, argv)) return false;
+    settings = settings_from(options, env.size(), node_width);
+    return true;
+  });
+  if (!parsed) {
     if (env.rank() == 0) std::cout << options.answer();
     return 0;
   }
-  int node_width = 0;
-  redblack3d::RunSettings settings = settings_from(options, env.size(), node_width);
   const std::string mode = std::string(proxy::harness::to_string(settings.mode));
   const bool verbose = options.verbose();
   if (options.show_config_requested() || verbose) {

@@ -118,15 +118,20 @@ apps::RunRecord make_record(const summa::Problem& p, const summa::RunResult& r, 
 
 int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = declare_options();
-  if (!options.parse(argc, argv)) {
+  summa::Problem problem;
+  std::string output;
+  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
+    if (!options.parse(argc, argv)) return false;
+    problem = problem_from(options, env.size());
+    if (options.given("output")) {
+      output = options.value("output");
+      apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
+    }
+    return true;
+  });
+  if (!parsed) {
     if (env.rank() == 0) std::cout << options.answer();
     return 0;
-  }
-  const summa::Problem problem = problem_from(options, env.size());
-  std::string output;
-  if (options.given("output")) {
-    output = options.value("output");
-    apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
   }
   const bool verbose = options.verbose();
   if (options.show_config_requested() || verbose) {

@@ -252,11 +252,16 @@ void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cas
 
 int run(proxy::Environment& environment, int argc, char** argv) {
   auto options = make_options();
-  if (!options.parse(argc, argv)) {
+  Settings settings;
+  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
+    if (!options.parse(argc, argv)) return false;
+    settings = validate(options, environment.size());
+    return true;
+  });
+  if (!parsed) {
     if (environment.rank() == 0) std::cout << options.answer();
     return 0;
   }
-  Settings settings = validate(options, environment.size());
   if (options.show_config_requested() || options.verbose()) {
     if (environment.rank() == 0) std::cout << options.show_config() << std::flush;
     if (options.show_config_requested()) return apps::kExitSuccess;

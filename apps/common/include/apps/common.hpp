@@ -1,6 +1,7 @@
 // Umbrella header for the drivers' shared support (target proxy_apps_common, namespace apps).
 #pragma once
 
+#include "apps/agreed_parse.hpp"
 #include "apps/driver_main.hpp"
 #include "apps/environment_variables.hpp"
 #include "apps/exit_codes.hpp"
