@@ -2,7 +2,7 @@
 // and 3.4) on this node, writes them to a model file the runtime reads (PROXY_COLLECTIVE_MODEL), and prints
 // predicted vs measured time of every team-allreduce algorithm per size, with the crossover where the
 // model's choice changes. No MPI: the team collectives are threads of one process.
-// Exit status: 0, 1 for bad input.
+// Exit status: 0, 2 for bad input (apps/exit_codes.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,12 +30,14 @@ apps::Options declare_options() {
   options.option("threads", "T", "team size; 0 = one thread per core (at least 2)", "0")
       .option("sizes", "LIST", "bytes per thread to compare algorithms at (K, M, G suffixes)",
               "8,64,512,4K,32K,256K,2M,16M")
-      .option("iterations", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "200")
+      .option("iters", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "200")
       .option("output", "FILE", "model file to write ('name value' lines)", "collectives.model")
       .option("csv", "FILE", "also write the predicted-vs-measured table as CSV")
       .option("model", "FILE", "with --predict-only: the model to read (default: PROXY_COLLECTIVE_MODEL or built-in)")
       .flag("predict-only", "measure nothing: print the model's predictions and choices for --sizes")
-      .flag("no-bind", "do not bind thread t to core t");
+      .flag("no-bind", "do not bind thread t to core t")
+      .flag("verbose", "print the effective configuration first (also PROXY_VERBOSE=1)");
+  options.alias("iterations", "iters");
   options.epilog(
       "Parameters (seed 001, sec. 2): a access latency (s), b per-byte time of one reader (s/B), B per-byte\n"
       "time per reader when readers share the link (s/B); alpha within a NUMA domain, beta across. a_alpha\n"
@@ -48,7 +50,7 @@ apps::Options declare_options() {
       "Examples:\n"
       "  build/bin/calibrate --output collectives.model\n"
       "  PROXY_COLLECTIVE_MODEL=collectives.model build/bin/calibrate --predict-only --sizes 1K,1M\n"
-      "  build/bin/calibrate --threads 4 --sizes 8,4K,1M --iterations 50 --csv model-check.csv");
+      "  build/bin/calibrate --threads 4 --sizes 8,4K,1M --iters 50 --csv model-check.csv");
   return options;
 }
 
@@ -117,7 +119,7 @@ int predict_only(const apps::Options& options, const std::vector<std::size_t>& s
 int run(int argc, char** argv) {
   apps::Options options = declare_options();
   if (!options.parse(argc, argv)) {
-    std::cout << options.help();
+    std::cout << options.answer();
     return 0;
   }
   std::vector<std::size_t> sizes;
@@ -127,8 +129,12 @@ int run(int argc, char** argv) {
       throw apps::UsageError("--sizes: each size must lie in [8, 1G] bytes, got '" + item + "'");
     sizes.push_back(bytes);
   }
-  const int iterations = static_cast<int>(options.integer("iterations", 1, 1000000));
+  const int iterations = static_cast<int>(options.count("iters", 1, 1000000));
   const int requested = static_cast<int>(options.integer("threads", 0, 1024));
+  if (options.show_config_requested() || options.verbose()) {
+    std::cout << options.show_config() << std::flush;
+    if (options.show_config_requested()) return apps::kExitSuccess;
+  }
   const proxy::Topology topology;
   const int threads = requested > 0 ? requested : std::max(2, topology.cores());
   if (options.flag_set("predict-only")) return predict_only(options, sizes, threads);

@@ -32,7 +32,7 @@ apps::Options make_options() {
               "proxy : one rank per node + OpenMP; a proxy thread runs the exchange plan\n"
               "        while the threads relax the inner region",
               "sync")
-      .option("n", "N|NX,NY,NZ", "global interior grid points (cube, or per dimension)", "64")
+      .option("n", "N|NX,NY,NZ", "global interior grid points (cube, or per dimension; K suffix allowed)", "64")
       .option("iters", "K", "iterations (one red and one black half-sweep each)", "10")
       .option("geometry", "PXxPYxPZ",
               "ranks along x, y, z; their product must equal the number of ranks\n"
@@ -51,7 +51,9 @@ apps::Options make_options() {
       .option("output", "FILE",
               "append one record of this run: FILE.csv (header once, then a row per run) or\n"
               "FILE.json / FILE.jsonl (JSON Lines: one object per line per run)")
-      .flag("verbose", "print every rank's block and placement, and the proxy's statistics");
+      .flag("verbose", "print the effective configuration, every rank's block and placement, and the proxy's\n"
+                       "statistics (also PROXY_VERBOSE=1)");
+  options.alias("iterations", "iters");
   options.epilog(
       "Examples:\n"
       "  mpiexec -n 2 redblack3d --mode sync  --n 128 --iters 20 --geometry 1x1x2\n"
@@ -61,8 +63,8 @@ apps::Options make_options() {
       "sync/async), the residual norm ||f - A u||_2 and the max error against the exact solution.\n"
       "Record fields: mode n nx ny nz geometry ranks threads_per_rank iters omega total_s compute_s\n"
       "comm_s wait_s comm_percent iter_ms ideal_proxy_s node_width residual error verify verified\n"
-      "max_difference proxy_placement oversubscribed placement.\n"
-      "Environment: PROXY_WAIT_POLICY=spin|spin-then-yield|block, PROXY_BIND=0, PROXY_WAIT_TIMEOUT (s).");
+      "max_difference proxy_placement oversubscribed placement, then the provenance (time_utc host commit\n"
+      "mpi compiler blas env load_1m placement: prov_* columns in CSV, a \"provenance\" object in JSON).");
   return options;
 }
 
@@ -71,7 +73,7 @@ apps::Options make_options() {
 redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, int& node_width) {
   redblack3d::RunSettings settings;
   settings.mode = proxy::harness::parse_mode(options.choice("mode", {"sync", "async", "mt", "proxy"}));
-  const std::vector<long long> n = apps::parse_int_list("--n", options.value("n"), 1, 1 << 20);
+  const std::vector<long long> n = apps::parse_count_list("--n", options.value("n"), 1, 1 << 20);
   if (n.size() != 1 && n.size() != 3) {
     throw apps::UsageError("--n: expected N or NX,NY,NZ, got '" + options.value("n") + "'");
   }
@@ -98,14 +100,24 @@ std::string grid_text(const redblack3d::Extent& e) {
 
 int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = make_options();
-  if (!options.parse(argc, argv)) {
-    if (env.rank() == 0) std::cout << options.help();
+  int node_width = 0;
+  redblack3d::RunSettings settings;
+  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
+    if (!options.parse(argc, argv)) return false;
+    settings = settings_from(options, env.size(), node_width);
+    return true;
+  });
+  if (!parsed) {
+    if (env.rank() == 0) std::cout << options.answer();
     return 0;
   }
-  int node_width = 0;
-  redblack3d::RunSettings settings = settings_from(options, env.size(), node_width);
   const std::string mode = std::string(proxy::harness::to_string(settings.mode));
-  const bool verbose = options.flag_set("verbose");
+  const bool verbose = options.verbose();
+  if (options.show_config_requested() || verbose) {
+    if (env.rank() == 0) std::cout << options.show_config() << std::flush;
+    if (options.show_config_requested()) return apps::kExitSuccess;
+  }
+  apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
   if (node_width == 0) node_width = env.node().size;
 
   settings.on_placement = [&](const proxy::harness::Session& session) {
@@ -179,6 +191,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
           .set("proxy_placement", proxy_placement)
           .set("oversubscribed", report.oversubscribed)
           .set("placement", report.placement);
+      provenance.placement = report.placement;
+      record.set_provenance(provenance);
       try {
         record.append_to(options.value("output"));
       } catch (const std::exception& error) {

@@ -88,6 +88,9 @@ std::string RunRecord::csv_header() const {
     if (i > 0) line += ',';
     line += csv_escape(fields_[i].first);
   }
+  if (provenance_) {
+    for (const auto& [name, value] : provenance_->flat()) line += "," + name;
+  }
   return line;
 }
 
@@ -96,6 +99,9 @@ std::string RunRecord::csv_row() const {
   for (std::size_t i = 0; i < fields_.size(); ++i) {
     if (i > 0) line += ',';
     line += std::visit(CsvValue{}, fields_[i].second);
+  }
+  if (provenance_) {
+    for (const auto& [name, value] : provenance_->flat()) line += "," + csv_escape(value);
   }
   return line;
 }
@@ -108,6 +114,7 @@ std::string RunRecord::json() const {
     line += ':';
     line += std::visit(JsonValue{}, fields_[i].second);
   }
+  if (provenance_) line += std::string(fields_.empty() ? "" : ",") + "\"provenance\":" + provenance_->json();
   return line + "}";
 }
 

@@ -6,11 +6,14 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "apps/provenance.hpp"
 
 namespace apps {
 
@@ -35,6 +38,13 @@ class RunRecord {
     return put(std::move(key), Value(static_cast<long long>(value)));
   }
 
+  // Where the run came from (apps/provenance.hpp): written after the fields, as "provenance" in JSON and
+  // as prov_* columns in CSV.
+  RunRecord& set_provenance(Provenance provenance) {
+    provenance_ = std::move(provenance);
+    return *this;
+  }
+
   const std::vector<std::pair<std::string, Value>>& fields() const noexcept { return fields_; }
 
   std::string csv_header() const;  // "mode,n,..." without a newline
@@ -48,6 +58,7 @@ class RunRecord {
  private:
   RunRecord& put(std::string key, Value value);
   std::vector<std::pair<std::string, Value>> fields_;
+  std::optional<Provenance> provenance_;
 };
 
 }  // namespace apps
