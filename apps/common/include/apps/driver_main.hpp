@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include <proxy/environment.hpp>
+#include <proxy/harness/timed_wait.hpp>
 
 #include "apps/exit_codes.hpp"
 #include "apps/usage_error.hpp"
@@ -19,11 +20,17 @@ namespace apps {
 
 // A Session's communication-failure handler for drivers: prints "<program>: error: communication failed
 // on rank R: <what>" and ends the whole job with exit 1 while the proxy thread still runs (unwinding
-// first would wait for a proxy that may never drain).
+// first would wait for a proxy that may never drain). A harness RunError already names the mode, the
+// step and the rank: "<program>: error: mode sync, iteration 3, rank 0: no message from rank 1 after
+// 3.0 s (PROXY_WAIT_TIMEOUT)".
 inline auto abort_on_comm_failure(std::string_view program, int rank) {
   return [program, rank](const std::exception& error) {
-    std::fprintf(stderr, "%.*s: error: communication failed on rank %d: %s\n", static_cast<int>(program.size()),
-                 program.data(), rank, error.what());
+    const int length = static_cast<int>(program.size());
+    if (dynamic_cast<const proxy::harness::RunError*>(&error) != nullptr)
+      std::fprintf(stderr, "%.*s: error: %s\n", length, program.data(), error.what());
+    else
+      std::fprintf(stderr, "%.*s: error: communication failed on rank %d: %s\n", length, program.data(), rank,
+                   error.what());
     std::fflush(stderr);
     proxy::Environment::abort(kExitRunFailure);
   };
@@ -42,6 +49,10 @@ int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
   }
   try {
     return run_guarded(program, env->rank(), [&] { return body(*env); });
+  } catch (const proxy::harness::RunError& error) {  // names its rank already
+    std::fprintf(stderr, "%.*s: error: %s\n", name_length, program.data(), error.what());
+    std::fflush(stderr);
+    proxy::Environment::abort(kExitRunFailure);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%.*s: error: rank %d: %s\n", name_length, program.data(), env->rank(), error.what());
     std::fflush(stderr);
