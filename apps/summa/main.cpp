@@ -12,6 +12,7 @@
 #include <apps/common.hpp>
 #include <proxy/environment.hpp>
 #include <proxy/error.hpp>
+#include <proxy/harness/memory.hpp>
 #include <summa/run.hpp>
 
 namespace {
@@ -119,10 +120,19 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     return 0;
   }
   const summa::Problem problem = problem_from(options, env.size());
+  // Before allocating: this rank's blocks, panel buffers and (--verify) reference, against its share of
+  // the node's memory.
+  const std::string sizes = problem.m == problem.n && problem.n == problem.k
+                                ? "--size " + std::to_string(problem.m)
+                                : "--m " + std::to_string(problem.m) + " --n " + std::to_string(problem.n) +
+                                      " --k " + std::to_string(problem.k);
+  proxy::harness::check_memory(env.world(), sizes, summa::bytes_per_rank(problem), env.node().size);
   std::string output;
   if (options.given("output")) {
     output = options.value("output");
-    apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
+    // Before any computation: a bad file (extension, directory, permission, another program's CSV)
+    // fails here, on every rank.
+    apps::check_record_output(env.world(), output, make_record(problem, summa::RunResult{}, env.size(), 0.0, 0.0));
   }
 
   const summa::RunResult result = summa::run(env, problem, apps::abort_on_comm_failure(kProgram, env.rank()));
@@ -162,7 +172,14 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     if (options.flag_set("verbose") && !result.proxy_statistics.empty())
       std::printf("%s\n", result.proxy_statistics.c_str());
     std::fflush(stdout);
-    if (!output.empty()) make_record(problem, result, env.size(), gflops, ideal).append_to(output);
+    if (!output.empty()) {
+      try {
+        make_record(problem, result, env.size(), gflops, ideal).append_to(output);
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
+        return apps::kExitRunFailure;  // rank 0 only; the run itself succeeded and every rank still finalises
+      }
+    }
   }
   return result.verify_ran && !result.verified ? apps::kExitVerificationFailed : apps::kExitSuccess;
 }
