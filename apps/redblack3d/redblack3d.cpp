@@ -131,12 +131,18 @@ apps::RunRecord make_record(const apps::Options& options, const redblack3d::RunS
 
 int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = make_options();
-  if (!options.parse(argc, argv)) {
+  int node_width = 0;
+  redblack3d::RunSettings settings;
+  // Every rank parses; all agree on the outcome before the set-up talks (one line from the first bad rank).
+  const bool help = apps::agree_on_usage(kProgram, env.world(), [&] {
+    if (!options.parse(argc, argv)) return true;
+    settings = settings_from(options, env.size(), node_width);
+    return false;
+  });
+  if (help) {
     if (env.rank() == 0) std::cout << options.help();
     return 0;
   }
-  int node_width = 0;
-  redblack3d::RunSettings settings = settings_from(options, env.size(), node_width);
   const std::string mode = std::string(proxy::harness::to_string(settings.mode));
   const bool verbose = options.flag_set("verbose");
   if (node_width == 0) node_width = env.node().size;

@@ -115,11 +115,18 @@ apps::RunRecord make_record(const summa::Problem& p, const summa::RunResult& r, 
 
 int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = declare_options();
-  if (!options.parse(argc, argv)) {
+  summa::Problem parsed;
+  // Every rank parses; all agree on the outcome before the set-up talks (one line from the first bad rank).
+  const bool help = apps::agree_on_usage(kProgram, env.world(), [&] {
+    if (!options.parse(argc, argv)) return true;
+    parsed = problem_from(options, env.size());
+    return false;
+  });
+  if (help) {
     if (env.rank() == 0) std::cout << options.help();
     return 0;
   }
-  const summa::Problem problem = problem_from(options, env.size());
+  const summa::Problem& problem = parsed;
   // Before allocating: this rank's blocks, panel buffers and (--verify) reference, against its share of
   // the node's memory.
   const std::string sizes = problem.m == problem.n && problem.n == problem.k

@@ -146,20 +146,20 @@ void RunRecord::append_to(const std::string& path) const {
   if (format == RecordFormat::csv) {
     const std::string header = csv_header();
     if (info.st_size == 0) {
-      text = header + "\n";
+      text.append(header).push_back('\n');
     } else {
       std::string existing(header.size() + 1, '\0');
       const ssize_t got = ::pread(fd, existing.data(), existing.size(), 0);
       existing.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
-      if (existing != header + "\n")
+      if (existing.size() != header.size() + 1 || existing.back() != '\n' || existing.compare(0, header.size(), header) != 0)
         throw std::runtime_error("cannot append to '" + path + "': its CSV header differs from this run's fields (" +
                                  header + ")");
     }
-    text += csv_row() + "\n";
+    text.append(csv_row()).push_back('\n');
   } else {
     char last = '\n';  // a last line without its newline (a torn or hand-edited file) gets one first
-    if (info.st_size > 0 && ::pread(fd, &last, 1, info.st_size - 1) == 1 && last != '\n') text = "\n";
-    text += json() + "\n";
+    if (info.st_size > 0 && ::pread(fd, &last, 1, info.st_size - 1) == 1 && last != '\n') text.push_back('\n');
+    text.append(json()).push_back('\n');
   }
   // One write(2) of whole lines with O_APPEND: a killed run leaves the record out, never half of it.
   const ssize_t written = ::write(fd, text.data(), text.size());

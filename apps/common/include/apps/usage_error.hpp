@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <mpi.h>
+
 #include <proxy/harness/mode.hpp>
 
 #include "apps/exit_codes.hpp"
@@ -19,6 +21,12 @@ namespace apps {
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A usage error already reported by another rank (agree_on_usage): exit 2 without printing again.
+class UsageReported : public std::runtime_error {
+ public:
+  UsageReported() : std::runtime_error("usage error reported by another rank") {}
 };
 
 // Prints "<program>: error: <message>" to stderr on rank 0 only; returns kExitUsage, main's exit status.
@@ -38,7 +46,29 @@ int run_guarded(std::string_view program, int rank, Body&& body) {
     return report_usage_error(program, rank, error);
   } catch (const proxy::harness::InvalidSettings& error) {
     return report_usage_error(program, rank, error);
+  } catch (const UsageReported&) {
+    return kExitUsage;
   }
+}
+
+// Collective over comm, before anything else communicates: runs parse() (the command line's parsing and
+// validation, returning whatever the caller needs) on every rank, then agrees on the outcome with a timed
+// all-reduce, so that a rank whose input is bad (an MPMD launch with other arguments, say) never leaves
+// the others waiting in the set-up. The lowest rank that failed prints its one line; every rank then
+// throws UsageReported (run_guarded: exit 2). Returns parse()'s result when every rank succeeded.
+void agree_on_usage(std::string_view program, MPI_Comm comm, const std::exception* failure);
+template <class Parse>
+auto agree_on_usage(std::string_view program, MPI_Comm comm, Parse&& parse) -> decltype(parse()) {
+  try {
+    auto result = parse();
+    agree_on_usage(program, comm, nullptr);
+    return result;
+  } catch (const UsageError& error) {
+    agree_on_usage(program, comm, &error);
+  } catch (const proxy::harness::InvalidSettings& error) {
+    agree_on_usage(program, comm, &error);
+  }
+  throw UsageReported();  // not reached: agree_on_usage throws when a rank failed
 }
 
 }  // namespace apps
