@@ -72,7 +72,7 @@ void Session::collective(std::string_view what,
   try {
     if (proxy_) {
       // The request is the proxy's to progress; the closure only posts it (post runs before wait returns).
-      proxy_->wait(proxy_->submit([&post, world](ClosureContext& context) {
+      proxy_->wait(proxy_->submit([post, world](ClosureContext& context) {
         MPI_Request request = MPI_REQUEST_NULL;
         post(world, request);
         context.track(request);
