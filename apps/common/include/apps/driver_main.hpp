@@ -5,10 +5,12 @@
 // exit 1, before the Environment's MPI_Finalize would wait for them). Main thread only.
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <optional>
 #include <string_view>
+#include <thread>
 
 #include <proxy/environment.hpp>
 #include <proxy/harness/timed_wait.hpp>
@@ -17,6 +19,16 @@
 #include "apps/usage_error.hpp"
 
 namespace apps {
+
+// Ends the whole job with `code` after an error line was printed. MPI_Abort's kill can overtake that line
+// in the pipe to the launcher (issue 15: a lost message), so give the launcher a moment to forward it.
+// (The runtime's Environment::abort does this itself on the rtfaults branch; drop the pause once merged.)
+[[noreturn]] inline void abort_job(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  proxy::Environment::abort(code);
+}
 
 // A Session's communication-failure handler for drivers: prints "<program>: error: communication failed
 // on rank R: <what>" and ends the whole job with exit 1 while the proxy thread still runs (unwinding
@@ -31,8 +43,7 @@ inline auto abort_on_comm_failure(std::string_view program, int rank) {
     else
       std::fprintf(stderr, "%.*s: error: communication failed on rank %d: %s\n", length, program.data(), rank,
                    error.what());
-    std::fflush(stderr);
-    proxy::Environment::abort(kExitRunFailure);
+    abort_job(kExitRunFailure);
   };
 }
 
@@ -51,12 +62,10 @@ int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
     return run_guarded(program, env->rank(), [&] { return body(*env); });
   } catch (const proxy::harness::RunError& error) {  // names its rank already
     std::fprintf(stderr, "%.*s: error: %s\n", name_length, program.data(), error.what());
-    std::fflush(stderr);
-    proxy::Environment::abort(kExitRunFailure);
+    abort_job(kExitRunFailure);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%.*s: error: rank %d: %s\n", name_length, program.data(), env->rank(), error.what());
-    std::fflush(stderr);
-    proxy::Environment::abort(kExitRunFailure);
+    abort_job(kExitRunFailure);
   }
 }
 
