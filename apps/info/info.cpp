@@ -1,5 +1,6 @@
-// proxy-info: what the runtime sees on each rank: MPI thread level, node structure, hwloc topology and
-// the placement it would use.   mpiexec -n 4 build/bin/proxy-info [--threads T] [--no-proxy]
+// proxy-info: what the runtime sees on each rank: MPI thread level, node structure, hwloc topology, the
+// physical host it shares cores on, the binding it inherited and the placement it would use, with the
+// reason when the proxy's core is shared.   mpiexec -n 4 build/bin/proxy-info [--threads T] [--no-proxy]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -21,13 +22,22 @@ int main(int argc, char** argv) {
       if (env.rank() == 0)
         std::fprintf(stderr, "proxy-info: error: unknown argument '%s' (usage: proxy-info [--threads T] [--no-proxy])\n",
                      arg.c_str());
-      return 1;
+      return 2;
     }
   }
-  const proxy::Placement p = env.placement(threads, with_proxy);
+  proxy::Placement p;
+  try {
+    p = env.placement(threads, with_proxy);
+  } catch (const proxy::Error& e) {  // e.g. a binding with no core on this host: every rank must stop
+    std::fprintf(stderr, "proxy-info: error: rank %d: %s\n", env.rank(), e.what());
+    proxy::Environment::abort(1);
+  }
+  const proxy::HostLayout& host = env.host();
   const std::string line = "rank " + std::to_string(env.rank()) + ": node " + std::to_string(env.node().index) + "/" +
                            std::to_string(env.node().count) + " rank " + std::to_string(env.node().rank) + "/" +
-                           std::to_string(env.node().size) + "; " + p.describe() + "\n";
+                           std::to_string(env.node().size) + "; host " + host.name + " rank " +
+                           std::to_string(env.host_rank()) + "/" + std::to_string(host.world_ranks.size()) +
+                           ", binding " + proxy::describe_cores(env.topology().binding()) + "; " + p.describe() + "\n";
   // Gather the lines on rank 0 so that they print in rank order.
   const int length = static_cast<int>(line.size());
   std::vector<int> lengths(static_cast<std::size_t>(env.size())), offsets(lengths.size());

@@ -28,9 +28,9 @@ apps::Options declare_options() {
       .option("grid", "RxC", "process grid, R*C must equal the ranks; 'auto' picks the squarest", "auto")
       .option("panel", "W", "panel width along k; panels also split where they cross a block boundary", "128")
       .option("mode", "MODE",
-              "sync:  one rank per core, blocking MPI_Bcast of each panel, then dgemm\n"
+              "sync:  one rank per core, broadcast of each panel (waited for at once), then dgemm\n"
               "async: one rank per core, MPI_Ibcast of panel i+1 while panel i is multiplied\n"
-              "mt:    one rank per node, blocking broadcasts, then the node's threads multiply\n"
+              "mt:    one rank per node, broadcasts waited for at once, then the node's threads multiply\n"
               "proxy: one rank per node, the proxy thread broadcasts panel i+1 while the threads multiply i",
               "sync")
       .option("threads", "T", "compute threads per rank in mt and proxy modes; 0 = one per compute core", "0")

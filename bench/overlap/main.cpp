@@ -2,6 +2,7 @@
 // patterns (3-D halo plan, SUMMA panel broadcast) and single point-to-point messages, in three modes:
 //   async           MPI_Isend/Irecv (or MPI_Ibcast) + compute + MPI_Waitall from the compute thread;
 //   async-progress  the same with MPICH's progress thread (MPIR_CVAR_ASYNC_PROGRESS=1, MPI_THREAD_MULTIPLE);
+//                   refused under an MPI without one (Open MPI 4.1: none for shared memory or TCP);
 //   proxy           the plan (or the broadcast closure) run by the proxy thread.
 // async-progress needs the variable at MPI_Init, so it runs in its own launch: bench/overlap/run-overlap
 // runs all three and bench/emulated-cluster does so over a bandwidth-limited TCP loopback.
@@ -39,6 +40,22 @@ bool async_progress_requested() {
   return value != nullptr && std::strcmp(value, "1") == 0;
 }
 
+// The first line of MPI_Get_library_version (callable before MPI_Init), e.g. "Open MPI v4.1.4, ...".
+std::string mpi_library() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  std::string text(version, static_cast<std::size_t>(length));
+  const auto end = text.find_first_of(",\n");
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+// async-progress is MPICH's progress thread (MPIR_CVAR_ASYNC_PROGRESS). Other MPIs ignore the variable: Open
+// MPI 4.1 is built without an asynchronous progress thread for shared memory ("OMPI progress: no" in
+// ompi_info; only its TCP transport has btl_tcp_progress_thread), so a run there would be plain async
+// under another label.
+bool mpi_has_progress_thread() { return mpi_library().find("MPICH") != std::string::npos; }
+
 apps::Options make_options() {
   apps::Options options(kProgram,
                         "OSU/IMB-style overlap benchmark: pure communication time, compute calibrated to equal "
@@ -69,7 +86,8 @@ apps::Options make_options() {
           "examples:\n"
           "  mpiexec -n 2 build/bin/overlap --patterns p2p --sizes 1K,1M\n"
           "  bench/overlap/run-overlap build/bin/overlap --output overlap.csv   # all three modes\n"
-          "  bench/emulated-cluster build/bin/overlap                           # the same over TCP + tbf");
+          "  bench/emulated-cluster build/bin/overlap                           # the same over TCP + tbf\n"
+          "  build/bin/overlap --mpi-library   # the MPI it runs on and whether async-progress can run");
   return options;
 }
 
@@ -96,6 +114,10 @@ Settings validate(const apps::Options& options, int ranks) {
   }
   const bool progress = async_progress_requested();
   for (const auto& mode : s.modes) {
+    if (mode == "async-progress" && !mpi_has_progress_thread()) {
+      throw apps::UsageError("--mode async-progress needs MPICH's asynchronous progress thread; this MPI (" +
+                             mpi_library() + ") has none for shared memory or TCP");
+    }
     if (mode == "async-progress" && !progress) {
       throw apps::UsageError("--mode async-progress needs MPIR_CVAR_ASYNC_PROGRESS=1 in the ranks' environment "
                              "(bench/overlap/run-overlap sets it)");
@@ -268,6 +290,11 @@ int run(proxy::Environment& environment, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --mpi-library: which MPI this binary runs on (run-overlap asks before it launches async-progress).
+  if (argc == 2 && std::strcmp(argv[1], "--mpi-library") == 0) {
+    std::cout << mpi_library() << (mpi_has_progress_thread() ? " (progress thread: yes)\n" : " (progress thread: no)\n");
+    return 0;
+  }
   try {
     proxy::Environment environment(argc, argv,
                                    async_progress_requested() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED);

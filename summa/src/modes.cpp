@@ -36,22 +36,23 @@ proxy::harness::Steps make_steps(const GridContext& grid, Operands& ops, const s
                  " (broadcast from rank " + std::to_string(roots[i]) + ") did not complete";
         });
   };
-  // The thesis's commFn: the proxy posts both broadcasts and its ticket completes when both have.
-  steps.start_on_proxy = [&grid, &ops, &schedule](proxy::ProxyThread& proxy, int e) {
-    const Panel p = schedule[e];
-    double* a = ops.panel_a(p, e % 2);
-    double* b = ops.panel_b(p, e % 2);
-    const int a_count = ops.panel_a_count(p);
-    const int b_count = ops.panel_b_count(p);
-    const MPI_Comm row_comm = grid.row_comm();
-    const MPI_Comm col_comm = grid.col_comm();
-    return proxy.submit([=](proxy::ClosureContext& context) {
-      MPI_Request request = MPI_REQUEST_NULL;
-      MPI_Ibcast(a, a_count, MPI_DOUBLE, p.a_owner_col, row_comm, &request);
-      context.track(request);
-      MPI_Ibcast(b, b_count, MPI_DOUBLE, p.b_owner_row, col_comm, &request);
-      context.track(request);
-    });
+  // One plan per panel, committed before the clock starts: its two broadcasts (A along the row, B down
+  // the column) become persistent collectives (MPI_Bcast_init; MPI_Ibcast per start where MPI lacks them),
+  // so starting a panel is one queue push, with no closure allocated per panel (docs/api.md).
+  steps.prepare_proxy = [&grid, &ops, &schedule, &state](proxy::ProxyThread& proxy) {
+    state.panels.clear();
+    state.panels.reserve(schedule.size());
+    for (std::size_t i = 0; i < schedule.size(); ++i) {
+      const Panel& p = schedule[i];
+      const int slot = static_cast<int>(i % 2);
+      proxy::PlanSpec spec("panel-" + std::to_string(i));
+      spec.broadcast(grid.row_comm(), p.a_owner_col, ops.panel_a(p, slot), ops.panel_a_count(p), MPI_DOUBLE)
+          .broadcast(grid.col_comm(), p.b_owner_row, ops.panel_b(p, slot), ops.panel_b_count(p), MPI_DOUBLE);
+      state.panels.push_back(proxy.commit(spec));
+    }
+  };
+  steps.start_on_proxy = [&state](proxy::ProxyThread& proxy, int e) {
+    return proxy.start(state.panels.at(static_cast<std::size_t>(e)));
   };
   // One dgemm alone; in a team each thread one single-threaded dgemm on its tile of C (thesis IV.D.2).
   steps.compute_inner = [&ops, &schedule, &tiles](int s, proxy::harness::Team team) {

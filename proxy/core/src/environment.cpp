@@ -5,7 +5,9 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "proxy/error.hpp"
 
@@ -38,6 +40,58 @@ int emulated_node_size() {
   return static_cast<int>(k);
 }
 
+// The ranks on this physical host, by host name: MPI_COMM_TYPE_SHARED is not the host once
+// MPIR_CVAR_NOLOCAL=1 makes every rank its own node, and PROXY_NODE_SIZE changes the node on purpose; the
+// cores are shared by every rank on the machine all the same. Collective over MPI_COMM_WORLD.
+HostLayout discover_host(const Topology& topology, int world_rank, int& host_rank) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  check(MPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
+  HostLayout host;
+  host.name.assign(name, static_cast<std::size_t>(length));
+  host.cores_on_host = topology.cores();
+
+  // Split by a hash of the name first (scales), then by the name itself (a hash collision only costs a
+  // second split).
+  MPI_Comm same_hash = MPI_COMM_NULL;
+  const int color = static_cast<int>(std::hash<std::string>{}(host.name) & 0x7fffffff);
+  check(MPI_Comm_split(MPI_COMM_WORLD, color, world_rank, &same_hash), "MPI_Comm_split");
+  int hash_size = 1;
+  MPI_Comm_size(same_hash, &hash_size);
+  std::vector<int> lengths(static_cast<std::size_t>(hash_size)), offsets(lengths.size());
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, same_hash);
+  int total = 0;
+  for (std::size_t i = 0; i < lengths.size(); ++i) offsets[i] = total, total += lengths[i];
+  std::string names(static_cast<std::size_t>(total), '\0');
+  MPI_Allgatherv(name, length, MPI_CHAR, names.data(), lengths.data(), offsets.data(), MPI_CHAR, same_hash);
+  int first_with_my_name = 0;
+  while (names.compare(static_cast<std::size_t>(offsets[static_cast<std::size_t>(first_with_my_name)]),
+                       static_cast<std::size_t>(lengths[static_cast<std::size_t>(first_with_my_name)]), host.name) != 0)
+    ++first_with_my_name;
+  MPI_Comm on_host = MPI_COMM_NULL;
+  check(MPI_Comm_split(same_hash, first_with_my_name, world_rank, &on_host), "MPI_Comm_split");
+  MPI_Comm_free(&same_hash);
+
+  int ranks = 1;
+  MPI_Comm_rank(on_host, &host_rank);
+  MPI_Comm_size(on_host, &ranks);
+  host.world_ranks.resize(static_cast<std::size_t>(ranks));
+  MPI_Allgather(&world_rank, 1, MPI_INT, host.world_ranks.data(), 1, MPI_INT, on_host);
+  // Bindings as one byte per core (the same hwloc view on every rank of the host).
+  const auto cores = static_cast<std::size_t>(host.cores_on_host);
+  std::vector<unsigned char> mine(cores, 0), all(cores * static_cast<std::size_t>(ranks), 0);
+  for (int c : topology.binding())
+    if (c >= 0 && static_cast<std::size_t>(c) < cores) mine[static_cast<std::size_t>(c)] = 1;
+  MPI_Allgather(mine.data(), host.cores_on_host, MPI_UNSIGNED_CHAR, all.data(), host.cores_on_host,
+                MPI_UNSIGNED_CHAR, on_host);
+  MPI_Comm_free(&on_host);
+  host.bindings.resize(static_cast<std::size_t>(ranks));
+  for (std::size_t k = 0; k < host.bindings.size(); ++k)
+    for (std::size_t c = 0; c < cores; ++c)
+      if (all[k * cores + c] != 0) host.bindings[k].push_back(static_cast<int>(c));
+  return host;
+}
+
 }  // namespace
 
 Environment::Environment(int& argc, char**& argv, int required_thread_level) {
@@ -57,11 +111,13 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 
+  // Before any thread of this process is bound: the binding read here is the launcher's.
+  topology_ = std::make_unique<Topology>();
+  host_ = discover_host(*topology_, rank_, host_rank_);
+
   MPI_Comm physical = MPI_COMM_NULL;
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &physical),
         "MPI_Comm_split_type");
-  MPI_Comm_rank(physical, &physical_rank_);
-  MPI_Comm_size(physical, &physical_size_);
 
   const int k = emulated_node_size();
   if (k > 0) {
@@ -82,14 +138,6 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
   MPI_Bcast(index_and_count, 2, MPI_INT, 0, node_.comm);
   node_.index = index_and_count[0];
   node_.count = index_and_count[1];
-  if (k > 0) {
-    // Cores are shared by every rank on the physical machine, whatever the emulated node size.
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &physical);
-    MPI_Comm_rank(physical, &physical_rank_);
-    MPI_Comm_size(physical, &physical_size_);
-    MPI_Comm_free(&physical);
-  }
-  topology_ = std::make_unique<Topology>();
 }
 
 Environment::~Environment() {
@@ -102,13 +150,13 @@ Environment::~Environment() {
 }
 
 Placement Environment::placement(int threads, bool with_proxy) const {
-  Placement p = compute_placement({topology_->cores(), physical_size_, physical_rank_, threads, with_proxy});
+  Placement p = place_on_host(host_, host_rank_, threads, with_proxy);
   // Said once per job (by world rank 0, which shares the machine with the others in this situation).
   static bool noticed = false;
   if (p.shared_proxy && rank_ == 0 && !noticed) {
     noticed = true;
-    std::fprintf(stderr, "proxy: notice: %d core(s) for %d rank(s) on this node: the proxy shares a core with "
-                 "compute work (shared mode)\n", topology_->cores(), physical_size_);
+    std::fprintf(stderr, "proxy: notice: the proxy shares a core with compute work (shared mode): rank 0's proxy "
+                 "on core %d is %s\n", p.proxy_core, p.proxy_sharing_reason.c_str());
   }
   return p;
 }

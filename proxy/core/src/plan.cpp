@@ -2,6 +2,7 @@
 // progressed by the proxy.
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
+#include "plan_collectives.hpp"
 
 #include <string>
 
@@ -55,6 +56,46 @@ PlanSpec& PlanSpec::recv_packed(int peer, int tag, std::size_t bytes,
   return *this;
 }
 
+PlanSpec& PlanSpec::broadcast(MPI_Comm comm, int root, void* buffer, int count, MPI_Datatype type) {
+  CollectiveElement e;
+  e.kind = CollectiveElement::Kind::broadcast;
+  e.comm = comm;
+  e.root = root;
+  e.buffer = buffer;
+  e.count = count;
+  e.type = type;
+  collectives_.push_back(e);
+  return *this;
+}
+
+PlanSpec& PlanSpec::reduce(MPI_Comm comm, int root, const void* send, void* result, int count, MPI_Datatype type,
+                           MPI_Op op) {
+  broadcast(comm, root, result, count, type);
+  collectives_.back().kind = CollectiveElement::Kind::reduce;
+  collectives_.back().send = send;
+  collectives_.back().op = op;
+  return *this;
+}
+
+PlanSpec& PlanSpec::allreduce(MPI_Comm comm, const void* send, void* result, int count, MPI_Datatype type, MPI_Op op) {
+  reduce(comm, 0, send, result, count, type, op);
+  collectives_.back().kind = CollectiveElement::Kind::allreduce;
+  return *this;
+}
+
+PlanSpec& PlanSpec::parts(int count) {
+  if (count < 0) throw Error("plan '" + name_ + "': parts(" + std::to_string(count) + "): the count must be >= 0");
+  part_count_ = count;
+  return *this;
+}
+
+PlanSpec& PlanSpec::send_when_ready(std::vector<int> parts, int peer, int tag, const void* buffer, int count,
+                                    MPI_Datatype type) {
+  send(peer, tag, buffer, count, type);
+  transfers_.back().parts = std::move(parts);
+  return *this;
+}
+
 const std::string& Plan::name() const {
   if (!owner_) throw Error("empty Plan handle");
   return owner_->operation->name();
@@ -63,6 +104,16 @@ const std::string& Plan::name() const {
 std::size_t Plan::transfer_count() const {
   if (!owner_) throw Error("empty Plan handle");
   return owner_->operation->transfer_count();
+}
+
+std::size_t Plan::collective_count() const {
+  if (!owner_) throw Error("empty Plan handle");
+  return owner_->operation->collective_count();
+}
+
+int Plan::part_count() const {
+  if (!owner_) throw Error("empty Plan handle");
+  return owner_->operation->part_count();
 }
 
 void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound) {
@@ -79,12 +130,21 @@ void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound) {
     const bool packed = t.pack || t.unpack;
     if (!packed && t.count > 0 && t.buffer == nullptr) throw Error(item + "has a null buffer for count " + std::to_string(t.count));
     if (!packed && t.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");
+    if (!t.parts.empty() && t.direction != Transfer::Direction::send) throw Error(item + "is a receive waiting for parts");
+    for (std::size_t j = 0; j < t.parts.size(); ++j) {
+      if (t.parts[j] < 0 || t.parts[j] >= spec.part_count())
+        throw Error(item + "waits for part " + std::to_string(t.parts[j]) + ", outside [0, " +
+                    std::to_string(spec.part_count()) + ")");
+      for (std::size_t k = 0; k < j; ++k)
+        if (t.parts[k] == t.parts[j]) throw Error(item + "lists part " + std::to_string(t.parts[j]) + " twice");
+    }
   }
 }
 
-PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id)
-    : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id) {
-  slots_.reserve(spec.transfers().size());
+PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id,
+                             CommunicatorCache& communicators)
+    : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id), readiness_(spec.part_count()) {
+  slots_.reserve(spec.transfers().size() + spec.collectives().size());
   for (const Transfer& t : spec.transfers()) {
     if (t.peer == MPI_PROC_NULL) continue;  // nothing to move: dropped here rather than started every epoch
     auto slot = std::make_unique<Slot>();
@@ -106,6 +166,37 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
       release();
       throw CommError(label(), t.peer, 0, "creating the persistent request failed: " + mpi_error_string(code));
     }
+    if (!t.parts.empty()) start_all_at_once_ = false;
+    slots_.push_back(std::move(slot));
+    requests_.push_back(request);
+  }
+  for (const CollectiveElement& e : spec.collectives()) {
+    auto slot = std::make_unique<Slot>();
+    slot->collective = e;
+    int type_size = 1;
+    MPI_Type_size(e.type, &type_size);
+    slot->bytes = static_cast<std::uint64_t>(e.count) * static_cast<std::uint64_t>(type_size);
+    bytes_ += slot->bytes;
+    MPI_Request request = MPI_REQUEST_NULL;
+    try {
+      slot->collective_comm = communicators.duplicate_of(e.comm);
+    } catch (...) {
+      release();
+      throw;
+    }
+    MPI_Comm_size(slot->collective_comm, &slot->collective_size);
+    slot->persistent = persistent_collectives_available();
+    if (slot->persistent) {
+      const int code = init_persistent_collective(e, slot->collective_comm, &request);
+      if (code != MPI_SUCCESS) {
+        release();
+        throw CommError(label(), -1, 0, std::string("creating the persistent ") + kind_name(e.kind) +
+                                            " failed: " + mpi_error_string(code));
+      }
+    } else {
+      start_all_at_once_ = false;
+    }
+    ++collective_count_;
     slots_.push_back(std::move(slot));
     requests_.push_back(request);
   }
@@ -117,8 +208,8 @@ PlanOperation::~PlanOperation() = default;  // requests are freed by release() o
 
 void PlanOperation::release() noexcept {
   // Freeing an active (cancelled) request is allowed: MPI deallocates it once it completes.
-  for (MPI_Request& r : requests_)
-    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  for (std::size_t i = 0; i < requests_.size(); ++i)
+    if (requests_[i] != MPI_REQUEST_NULL && slots_[i]->persistent) MPI_Request_free(&requests_[i]);
   released_ = true;
 }
 
@@ -137,18 +228,66 @@ void PlanOperation::set_in_flight(bool in_flight) noexcept {
 void PlanOperation::start(std::uint64_t epoch) {
   if (released_) throw CommError(label(), -1, epoch, "started after its proxy shut down");
   epoch_ = epoch;
-  for (auto& slot : slots_) {
-    slot->done.store(false, std::memory_order_relaxed);
-    if (slot->transfer.pack) slot->transfer.pack(slot->staging.data());
+  pending_ = 0;
+  held_ = 0;
+  if (start_all_at_once_) {
+    for (auto& slot : slots_) {
+      slot->done.store(false, std::memory_order_relaxed);
+      if (slot->transfer.pack) slot->transfer.pack(slot->staging.data());
+    }
+    pending_ = static_cast<int>(slots_.size());
+    if (pending_ == 0) return;
+    const int code = MPI_Startall(static_cast<int>(requests_.size()), requests_.data());
+    if (code != MPI_SUCCESS) throw CommError(label(), -1, epoch, "MPI_Startall failed: " + mpi_error_string(code));
+    return;
   }
-  pending_ = static_cast<int>(slots_.size());
-  if (pending_ == 0) return;
-  const int code = MPI_Startall(static_cast<int>(requests_.size()), requests_.data());
-  if (code != MPI_SUCCESS) throw CommError(label(), -1, epoch, "MPI_Startall failed: " + mpi_error_string(code));
+  // One by one, in spec order (transfers, then collectives, the same order on every rank); sends waiting
+  // for parts are held until progress() finds their parts ready.
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    Slot& slot = *slots_[i];
+    slot.done.store(false, std::memory_order_relaxed);
+    if (!slot.transfer.parts.empty() && !readiness_.all_ready(slot.transfer.parts, epoch)) {
+      slot.held.store(true, std::memory_order_relaxed);
+      ++held_;
+      continue;
+    }
+    start_slot(i);
+  }
 }
 
+void PlanOperation::start_slot(std::size_t index) {
+  Slot& slot = *slots_[index];
+  int code = MPI_SUCCESS;
+  if (slot.collective && !slot.persistent) {
+    code = start_nonblocking_collective(*slot.collective, slot.collective_comm, &requests_[index]);
+  } else {
+    if (slot.transfer.pack) slot.transfer.pack(slot.staging.data());
+    code = MPI_Start(&requests_[index]);
+  }
+  if (code != MPI_SUCCESS)
+    throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
+                    "starting " + describe_slot(slot) + " failed: " + mpi_error_string(code));
+  ++pending_;
+}
+
+void PlanOperation::start_ready_sends() {
+  for (std::size_t i = 0; i < slots_.size() && held_ > 0; ++i) {
+    Slot& slot = *slots_[i];
+    if (!slot.held.load(std::memory_order_relaxed) || !readiness_.all_ready(slot.transfer.parts, epoch_)) continue;
+    slot.held.store(false, std::memory_order_relaxed);
+    --held_;
+    start_slot(i);
+  }
+}
+
+void PlanOperation::mark_ready(int part, std::uint64_t epoch) { readiness_.mark(name(), part, epoch); }
+
 bool PlanOperation::progress() {
-  if (pending_ > 0) {
+  if (held_ > 0) start_ready_sends();
+  if (pending_ > 0 && collective_count_ > 0) {
+    test_one_by_one();
+    if (pending_ > 0) return false;
+  } else if (pending_ > 0) {
     int completed = 0;
     const int code = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &completed,
                                   indices_.data(), statuses_.data());
@@ -157,8 +296,8 @@ bool PlanOperation::progress() {
         const int error = statuses_[static_cast<std::size_t>(j)].MPI_ERROR;
         if (error != MPI_SUCCESS) {
           const Slot& slot = *slots_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(j)])];
-          throw CommError(label(), slot.transfer.peer, epoch_,
-                          describe(slot.transfer, slot.bytes) + " failed: " + mpi_error_string(error));
+          throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
+                          describe_slot(slot) + " failed: " + mpi_error_string(error));
         }
       }
       throw CommError(label(), -1, epoch_, "MPI_Testsome failed: " + mpi_error_string(code));
@@ -172,14 +311,38 @@ bool PlanOperation::progress() {
     }
     if (pending_ > 0) return false;
   }
+  if (held_ > 0) return false;
   for (auto& slot : slots_)
     if (slot->transfer.unpack) slot->transfer.unpack(slot->staging.data());
   return true;
 }
 
+void PlanOperation::test_one_by_one() {
+  // MPICH 4.0.2's MPI_Testsome reports a completed (inactive) persistent collective as completing again and
+  // never reports others, so plans with collective elements test each outstanding request on its own.
+  for (std::size_t i = 0; i < slots_.size() && pending_ > 0; ++i) {
+    Slot& slot = *slots_[i];
+    if (slot.done.load(std::memory_order_relaxed) || slot.held.load(std::memory_order_relaxed)) continue;
+    int flag = 0;
+    MPI_Status status;
+    const int code = MPI_Test(&requests_[i], &flag, &status);
+    if (code != MPI_SUCCESS)
+      throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
+                      describe_slot(slot) + " failed: " + mpi_error_string(code));
+    if (!flag) continue;
+    slot.done.store(true, std::memory_order_relaxed);
+    --pending_;
+  }
+}
+
 void PlanOperation::cancel() noexcept {
-  for (std::size_t i = 0; i < slots_.size(); ++i)
-    if (!slots_[i]->done.load(std::memory_order_relaxed) && requests_[i] != MPI_REQUEST_NULL) MPI_Cancel(&requests_[i]);
+  // Collectives cannot be cancelled (MPI forbids it); held sends were never started.
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& slot = *slots_[i];
+    if (!slot.done.load(std::memory_order_relaxed) && !slot.collective && !slot.held.load(std::memory_order_relaxed) &&
+        requests_[i] != MPI_REQUEST_NULL)
+      MPI_Cancel(&requests_[i]);
+  }
 }
 
 std::string PlanOperation::describe_outstanding() const {
@@ -191,8 +354,16 @@ std::string PlanOperation::describe_outstanding() const {
       text += "; ...";
       break;
     }
-    text += (text.empty() ? "" : "; ") + describe(slot->transfer, slot->bytes);
+    text += (text.empty() ? "" : "; ") + describe_slot(*slot);
   }
+  return text;
+}
+
+std::string PlanOperation::describe_slot(const Slot& slot) const {
+  if (slot.collective) return describe(*slot.collective, slot.collective_size, slot.bytes);
+  std::string text = describe(slot.transfer, slot.bytes);
+  if (slot.held.load(std::memory_order_relaxed))
+    text += " waiting for parts " + readiness_.missing(slot.transfer.parts, started_epoch());
   return text;
 }
 
@@ -200,7 +371,7 @@ int PlanOperation::outstanding_peer() const noexcept {
   // Receives first: a missing receive is what a waiter is usually stuck on.
   for (const auto direction : {Transfer::Direction::recv, Transfer::Direction::send})
     for (const auto& slot : slots_)
-      if (slot->transfer.direction == direction && !slot->done.load(std::memory_order_relaxed))
+      if (!slot->collective && slot->transfer.direction == direction && !slot->done.load(std::memory_order_relaxed))
         return slot->transfer.peer;
   return -1;
 }

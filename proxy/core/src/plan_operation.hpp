@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <mpi.h>
@@ -15,9 +17,13 @@
 #include "proxy/operation.hpp"
 #include "proxy/plan.hpp"
 
+#include "communicator_cache.hpp"
+#include "part_readiness.hpp"
+
 namespace proxy {
 
-// Throws proxy::Error naming the first bad transfer (peer outside the communicator, bad tag, count, buffer).
+// Throws proxy::Error naming the first bad transfer (peer outside the communicator, bad tag, count, buffer,
+// a part outside the declared parts). Collective elements are checked on the proxy thread (validate_collectives).
 void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound);
 
 // Per-plan timings, written by the proxy thread only and read (relaxed) by ProxyThread::statistics().
@@ -37,8 +43,8 @@ struct PlanTimings {
 class PlanOperation final : public Operation {
  public:
   // Proxy thread: creates the persistent requests. proxy_id: the committing ProxyThread (start() on any
-  // other is refused).
-  PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id);
+  // other is refused). communicators: where collective elements get their duplicated communicator.
+  PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id, CommunicatorCache& communicators);
   ~PlanOperation() override;
   const char* kind() const noexcept override { return "plan"; }
 
@@ -49,7 +55,11 @@ class PlanOperation final : public Operation {
   int outstanding_peer() const noexcept override;
   std::uint64_t bytes_per_epoch() const noexcept override { return bytes_; }
 
-  std::size_t transfer_count() const noexcept { return slots_.size(); }
+  std::size_t transfer_count() const noexcept { return slots_.size() - collective_count_; }
+  std::size_t collective_count() const noexcept { return collective_count_; }
+  int part_count() const noexcept { return readiness_.count(); }
+  // Any thread (ProxyThread::ready): part `part` of `epoch` is ready; throws proxy::Error on misuse.
+  void mark_ready(int part, std::uint64_t epoch);
   std::uint64_t proxy_id() const noexcept { return proxy_id_; }
   PlanTimings& timings() noexcept { return timings_; }
   const PlanTimings& timings() const noexcept { return timings_; }
@@ -68,7 +78,16 @@ class PlanOperation final : public Operation {
     std::vector<std::byte> staging;  // packed transfers only
     std::uint64_t bytes = 0;
     std::atomic<bool> done{false};   // read by waiters for timeout reports
+    std::optional<CollectiveElement> collective;
+    MPI_Comm collective_comm = MPI_COMM_NULL;
+    int collective_size = 0;
+    bool persistent = true;          // false: a non-blocking collective posted every epoch
+    std::atomic<bool> held{false};   // a send_when_ready() transfer whose parts are not all ready yet
   };
+  void start_slot(std::size_t index);  // pack (if packed) and start one request
+  void start_ready_sends();            // start the held sends whose parts are now all ready
+  void test_one_by_one();              // MPI_Test each outstanding request (plans with collectives)
+  std::string describe_slot(const Slot& slot) const;
   MPI_Comm comm_;
   std::uint64_t proxy_id_;
   std::vector<std::unique_ptr<Slot>> slots_;
@@ -77,7 +96,11 @@ class PlanOperation final : public Operation {
   std::vector<MPI_Status> statuses_;
   std::uint64_t bytes_ = 0;
   std::uint64_t epoch_ = 0;
-  int pending_ = 0;
+  int pending_ = 0;   // started and not yet complete
+  int held_ = 0;      // waiting for their parts
+  bool start_all_at_once_ = true;  // every request persistent and none waits for parts: one MPI_Startall
+  std::size_t collective_count_ = 0;
+  PartReadiness readiness_;
   bool released_ = false;
   bool in_flight_ = false;
   bool release_requested_ = false;

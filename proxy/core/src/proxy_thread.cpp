@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "closure_operation.hpp"
+#include "communicator_cache.hpp"
+#include "plan_collectives.hpp"
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
 #include "progress_loop.hpp"
@@ -37,6 +39,7 @@ struct ProxyThread::Impl {
   std::uint64_t id = 0;  // told apart from earlier ProxyThreads at the same address
   ProxyChannel channel;
   std::shared_ptr<PlanRegistry> plans;  // shared with the Plan handles, which may outlive the proxy
+  CommunicatorCache communicators;      // collective elements' duplicates: proxy thread, then the destructor
   std::thread thread;
 };
 
@@ -116,6 +119,7 @@ ProxyThread::~ProxyThread() {
   }
   int finalized = 0;
   MPI_Finalized(&finalized);
+  if (!finalized && impl_) impl_->communicators.free_all();  // after the join: the plans' requests are freed
   if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   a_proxy_is_alive.store(false);
 }
@@ -125,7 +129,16 @@ int ProxyThread::bound_core() const noexcept { return impl_->channel.bound_core.
 Plan ProxyThread::commit(const PlanSpec& spec) {
   validate_plan(spec, size_, tag_upper_bound_);
   std::shared_ptr<PlanOperation> op;
-  call([&] { op = std::make_shared<PlanOperation>(spec, comm_, impl_->id); });
+  std::exception_ptr refused;  // rethrown here as thrown, rather than wrapped as the closure's CommError
+  call([&] {
+    try {
+      validate_collectives(spec);  // needs the communicators' sizes: MPI, so on the proxy thread
+      op = std::make_shared<PlanOperation>(spec, comm_, impl_->id, impl_->communicators);
+    } catch (...) {
+      refused = std::current_exception();
+    }
+  });
+  if (refused) std::rethrow_exception(refused);
   impl_->plans->add(op);
   return Plan(std::make_shared<Plan::Owner>(std::move(op), impl_->plans));
 }

@@ -45,12 +45,21 @@ std::vector<std::vector<int>> group_by(hwloc_topology_t t, hwloc_obj_type_t type
 }  // namespace
 
 void Topology::Deleter::operator()(hwloc_topology* t) const noexcept { hwloc_topology_destroy(t); }
+void Topology::BitmapDeleter::operator()(hwloc_bitmap_s* b) const noexcept { hwloc_bitmap_free(b); }
 
 Topology::Topology() {
   hwloc_topology_t t = nullptr;
   if (hwloc_topology_init(&t) != 0) throw Error("hwloc_topology_init failed");
   topology_.reset(t);
   if (hwloc_topology_load(t) != 0) throw Error("hwloc_topology_load failed");
+  // The launcher's binding (taskset, Open MPI's --bind-to core, a cpuset) is where placement starts.
+  binding_pus_.reset(hwloc_bitmap_alloc());
+  if (!binding_pus_) throw Error("hwloc_bitmap_alloc failed");
+  if (hwloc_get_cpubind(t, binding_pus_.get(), HWLOC_CPUBIND_PROCESS) != 0)
+    hwloc_bitmap_copy(binding_pus_.get(), hwloc_topology_get_topology_cpuset(t));  // the OS cannot say: unbound
+  const int n = hwloc_get_nbobjs_by_type(t, core_type(t));
+  for (int c = 0; c < n; ++c)
+    if (hwloc_bitmap_intersects(core_object(t, c)->cpuset, binding_pus_.get())) binding_.push_back(c);
 }
 
 Topology::~Topology() = default;
@@ -121,6 +130,8 @@ bool Topology::bind_this_thread(int core) const noexcept {
   if (obj == nullptr || obj->cpuset == nullptr) return false;
   Bitmap set(hwloc_bitmap_dup(obj->cpuset));
   if (!set) return false;
+  if (binding_pus_ && hwloc_bitmap_intersects(set.get(), binding_pus_.get()))
+    hwloc_bitmap_and(set.get(), set.get(), binding_pus_.get());  // stay inside the launcher's binding
   hwloc_bitmap_singlify(set.get());  // one PU: keep the thread from migrating between hyperthreads
   return hwloc_set_cpubind(topology_.get(), set.get(), HWLOC_CPUBIND_THREAD) == 0;
 }

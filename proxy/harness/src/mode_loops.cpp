@@ -130,6 +130,7 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
   Timings t;                   // the master's
   std::exception_ptr failure;  // set by the master, read by all after a barrier
   bool failed = false;
+  if (steps.prepare_proxy) steps.prepare_proxy(proxy);
   const double begin = now();
   try {
     for (int e = 0; e < steps.lookahead && e < steps.count; ++e) {

@@ -7,7 +7,7 @@
 //          panel 0 is fetched before the loop, as in the thesis).
 //   mt     the master broadcasts (post, timed wait) while the threads idle, then each thread multiplies its tile
 //          of C with a single-threaded dgemm (Baden & Shalit MT(k)+!OVLP).
-//   proxy  the proxy thread broadcasts panel i+1 (MPI_Ibcast in a closure) while the threads multiply
+//   proxy  the proxy thread broadcasts panel i+1 (a plan of two persistent broadcasts) while the threads multiply
 //          panel i; the kernels never call MPI.
 // The loops, their timings and the proxy's lifetime are the harness's. Zero C before each run.
 // Thread contract: build on the main thread; the harness calls the steps as proxy/harness/steps.hpp says.
@@ -28,8 +28,9 @@ namespace summa {
 
 // The requests of a posted (async) exchange.
 struct PanelRequests {
-  std::array<MPI_Request, 2> requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  std::array<MPI_Request, 2> requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // async mode
   int panel = 0;  // the exchange they belong to
+  std::vector<proxy::Plan> panels;  // proxy mode: one plan per panel (both broadcasts)
 };
 
 // `threads`: the team's size in mt/proxy (C is split into that many tiles), 1 otherwise. grid, operands,

@@ -10,6 +10,7 @@
 #include "proxy/operation.hpp"
 #include "proxy/placement.hpp"
 #include "proxy/plan.hpp"
+#include "proxy/plan_collective.hpp"
 #include "proxy/proxy_thread.hpp"
 #include "proxy/statistics.hpp"
 #include "proxy/topology.hpp"

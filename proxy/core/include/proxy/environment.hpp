@@ -1,7 +1,9 @@
 // Environment: MPI start-up and shut-down plus what a rank needs to know about its node.
 // Initialises MPI at MPI_THREAD_SERIALIZED (or the level asked for) unless the application already did,
 // and refuses with proxy::Error if the library gives less; finalises MPI in the destructor only if it
-// initialised it. Discovers the ranks sharing this node (MPI_COMM_TYPE_SHARED) and one leader per node.
+// initialised it. Discovers the ranks sharing this node (MPI_COMM_TYPE_SHARED, or PROXY_NODE_SIZE) and one
+// leader per node, and, for dividing cores, the ranks on this physical host (by host name, whatever
+// MPIR_CVAR_NOLOCAL or PROXY_NODE_SIZE make of the node) with the bindings they inherited.
 // Thread safety: construct, use and destroy on the main thread; const accessors from any thread.
 #pragma once
 
@@ -37,9 +39,13 @@ class Environment {
   int thread_level() const noexcept { return thread_level_; }
   const NodeInfo& node() const noexcept { return node_; }
   const Topology& topology() const noexcept { return *topology_; }
+  // The ranks on this physical host and their inherited bindings; host_rank() is this rank's index.
+  const HostLayout& host() const noexcept { return host_; }
+  int host_rank() const noexcept { return host_rank_; }
 
-  // This rank's share of the node (see placement.hpp). threads = 0: one compute thread per compute core.
-  // When the proxy must share a core, world rank 0 prints a one-line notice (once per process).
+  // This rank's share of its host (see placement.hpp), from the bindings read at construction; every rank
+  // on the host must ask for the same threads and with_proxy. threads = 0: one compute thread per compute
+  // core. When its proxy must share a core, world rank 0 prints a one-line notice (once per process).
   Placement placement(int threads, bool with_proxy) const;
   // Binds the calling OpenMP team's threads to placement.compute_cores (call outside a parallel region;
   // it opens one). Returns false if binding was refused.
@@ -53,8 +59,8 @@ class Environment {
   int rank_ = 0;
   int size_ = 1;
   int thread_level_ = MPI_THREAD_SINGLE;
-  int physical_rank_ = 0;  // among the ranks sharing this machine's cores (placement)
-  int physical_size_ = 1;
+  HostLayout host_;    // the ranks sharing this machine's cores (placement)
+  int host_rank_ = 0;
   NodeInfo node_;
   std::unique_ptr<Topology> topology_;
 };

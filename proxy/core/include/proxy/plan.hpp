@@ -1,8 +1,12 @@
 // Plans: persistent communication described once and started many times.
 // A PlanSpec lists transfers (peer, tag, send or receive region as buffer + count + MPI_Datatype, or a
-// packed region with pack/unpack callbacks). ProxyThread::commit() turns it into persistent requests
-// (MPI_Send_init / MPI_Recv_init) on the proxy thread and returns a Plan handle, which owns them. Each ProxyThread::start(plan)
+// packed region with pack/unpack callbacks) and collective elements (broadcast, reduce, allreduce on a
+// communicator the user gives; see plan_collective.hpp). ProxyThread::commit() turns it into persistent requests
+// (MPI_Send_init / MPI_Recv_init / MPI_Bcast_init ...) on the proxy thread and returns a Plan handle, which owns them. Each ProxyThread::start(plan)
 // returns a Ticket; the proxy does MPI_Startall, progresses, runs unpack callbacks, then publishes the epoch.
+// Partitioned readiness (early-bird): a spec may declare parts(n); a send_when_ready() transfer waits, each
+// epoch, until compute threads have marked its parts ready (ProxyThread::ready(ticket, part)), and the proxy
+// starts it as soon as they all are, while the rest of the plan is already in flight.
 //
 // Thread contract: build a PlanSpec on any one thread. A Plan may be started by one thread at a time and
 // not again before its previous epoch completed (that is reported as proxy::Error, not a race). Pack and
@@ -20,6 +24,7 @@
 #include <mpi.h>
 
 #include "proxy/operation.hpp"
+#include "proxy/plan_collective.hpp"
 
 namespace proxy {
 
@@ -35,6 +40,8 @@ struct Transfer {
   // starts, unpack drains it after a receive completes.
   std::function<void(std::byte* staging)> pack;
   std::function<void(const std::byte* staging)> unpack;
+  // Sends only: the parts that must be marked ready, each epoch, before the proxy starts this transfer.
+  std::vector<int> parts;
 };
 
 class PlanSpec {
@@ -46,12 +53,28 @@ class PlanSpec {
   PlanSpec& send_packed(int peer, int tag, std::size_t bytes, std::function<void(std::byte*)> pack);
   PlanSpec& recv_packed(int peer, int tag, std::size_t bytes, std::function<void(const std::byte*)> unpack);
 
+  // Collective elements on `comm` (duplicated by the proxy at commit; the user's communicator may be freed
+  // after commit). Every rank of `comm` must commit and start them in the same order.
+  PlanSpec& broadcast(MPI_Comm comm, int root, void* buffer, int count, MPI_Datatype type);
+  PlanSpec& reduce(MPI_Comm comm, int root, const void* send, void* result, int count, MPI_Datatype type, MPI_Op op);
+  PlanSpec& allreduce(MPI_Comm comm, const void* send, void* result, int count, MPI_Datatype type, MPI_Op op);
+
+  // Partitioned readiness: the plan's outgoing data has `count` parts, numbered 0..count-1, which compute
+  // threads mark ready one by one each epoch. A send_when_ready() transfer starts once all its parts are.
+  PlanSpec& parts(int count);
+  PlanSpec& send_when_ready(std::vector<int> parts, int peer, int tag, const void* buffer, int count,
+                            MPI_Datatype type);
+
   const std::string& name() const noexcept { return name_; }
   const std::vector<Transfer>& transfers() const noexcept { return transfers_; }
+  const std::vector<CollectiveElement>& collectives() const noexcept { return collectives_; }
+  int part_count() const noexcept { return part_count_; }
 
  private:
   std::string name_;
   std::vector<Transfer> transfers_;
+  std::vector<CollectiveElement> collectives_;
+  int part_count_ = 0;
 };
 
 // Handle to a committed plan. Copies share one plan; when the last copy goes, the plan's persistent
@@ -63,7 +86,9 @@ class Plan {
  public:
   Plan() = default;
   const std::string& name() const;
-  std::size_t transfer_count() const;
+  std::size_t transfer_count() const;    // point-to-point transfers (MPI_PROC_NULL ones dropped)
+  std::size_t collective_count() const;  // collective elements
+  int part_count() const;                // parts declared with PlanSpec::parts()
   explicit operator bool() const noexcept { return owner_ != nullptr; }
 
   struct Owner;  // private to the library: releases the plan when the last handle goes

@@ -6,7 +6,8 @@
 //   - Construct and destroy on the thread that owns MPI (the main thread). The constructor duplicates
 //     the communicator (MPI_ERRORS_RETURN on the copy) BEFORE the proxy thread starts; from then until the
 //     destructor returns, only the proxy thread may call MPI on this rank (MPI_THREAD_SERIALIZED).
-//   - commit(), start(), post(), submit(), call(), test(), wait(), statistics(): any thread.
+//   - commit(), start(), ready(), post(), submit(), then(), call(), test(), wait(), statistics(): any thread.
+//   - Functions given to then() run on the proxy thread: keep them short and never wait in them.
 //   - A given Plan is started by one thread at a time; any thread may wait on its ticket.
 //   - The destructor drains outstanding work (cancelling what cannot finish within the wait timeout)
 //     and joins; it never leaves a detached thread.
@@ -67,13 +68,27 @@ class ProxyThread {
   int size() const noexcept { return size_; }
   const Config& config() const noexcept { return config_; }
 
-  // Validates the spec (peers inside the communicator, counts >= 0; throws proxy::Error naming the bad
-  // value) and creates its persistent requests on the proxy thread.
+  // Validates the spec (peers inside the communicator, counts >= 0, collective roots inside their
+  // communicator, parts declared; throws proxy::Error naming the plan and the bad value) and creates its
+  // persistent requests on the proxy thread. Collective elements: every rank of their communicator commits
+  // the same plans in the same order (commit duplicates the communicator the first time it is named).
   Plan commit(const PlanSpec& spec);
 
   // Starts the next epoch of a plan. Throws proxy::Error if its previous epoch has not completed, or if
   // another ProxyThread committed it.
   Ticket start(const Plan& plan);
+
+  // Partitioned readiness: part `part` of the epoch `ticket` started is ready (its data written). The proxy
+  // starts each send_when_ready() transfer once all its parts are. Throws proxy::Error naming the plan,
+  // part and epoch for a part outside [0, parts), a part marked twice in one epoch, or a ticket that is
+  // not the plan's current epoch. Lock-free: one atomic exchange.
+  void ready(const Ticket& ticket, int part);
+
+  // Runs fn() on the proxy thread once the ticket's epoch has completed, successfully or not (fn may call
+  // test(ticket) to tell). Returns the callback's own ticket: waiting on it rethrows an exception fn threw,
+  // as CommError "plan 'halo' epoch 3: completion callback threw: <what>". fn must be short and must not
+  // wait: it runs on the thread that progresses all communication.
+  Ticket then(const Ticket& ticket, std::function<void()> fn);
 
   // Starts a custom operation (its next epoch). Same restart rule as plans.
   Ticket post(std::shared_ptr<Operation> operation);

@@ -41,6 +41,9 @@ struct Steps {
   std::function<void(int e)> exchange;
   // Proxy mode: exchange `e` started on the proxy thread; its ticket completes when it has.
   std::function<proxy::Ticket(proxy::ProxyThread& proxy, int e)> start_on_proxy;
+  // Proxy mode, optional: called once per run before the clock starts (commit the plans start_on_proxy
+  // starts), so that set-up is not timed as communication.
+  std::function<void(proxy::ProxyThread& proxy)> prepare_proxy;
 
   // Step s's computation that needs nothing of the exchange in flight (lookahead 0: exchange s).
   std::function<void(int s, Team team)> compute_inner;

@@ -1,0 +1,190 @@
+// Plan features on 2 ranks (docs/api.md quotes the figures):
+//  - panel broadcast (SUMMA's step: one broadcast along a 2-rank row, one down a 1-rank column) through a
+//    committed plan (persistent collectives) vs through a closure submitted per panel (MPI_Ibcast x2);
+//  - a 4-part early-bird exchange: MPI-4 partitioned communication (MPI_Psend_init/MPI_Pready, from the
+//    compute thread) vs per-part persistent sends (what the proxy's readiness counters start), and
+//    through a plan with parts marked by ready().
+// Each iteration timed with MPI_Wtime; the mean of the per-iteration maxima over the ranks is `max_rank_us`.
+// Run: mpiexec -n 2 build/bin/bench_plan_features
+#include <benchmark/benchmark.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+#include "proxy/core.hpp"
+
+namespace {
+
+proxy::Environment* environment = nullptr;
+constexpr int kIterations = 3000;
+constexpr int kParts = 4;
+
+int peer() { return environment->rank() ^ 1; }
+
+void report(benchmark::State& state, const std::vector<double>& times,
+            const std::function<void(const double*, double*, int)>& allreduce_max) {
+  std::vector<double> slowest(times.size());
+  allreduce_max(times.data(), slowest.data(), static_cast<int>(times.size()));
+  double total = 0;
+  for (double t : slowest) total += t;
+  state.counters["max_rank_us"] = 1e6 * total / static_cast<double>(slowest.size());
+}
+
+// The proxy, bound as the placement says, and a timed loop of `step`; reductions go through the proxy.
+void through_proxy(benchmark::State& state, const std::function<std::function<void()>(proxy::ProxyThread&)>& make_step) {
+  const proxy::Placement placement = environment->placement(1, true);
+  environment->topology().bind_this_thread(placement.compute_cores.front());
+  proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
+  const std::function<void()> step = make_step(proxy);
+  std::vector<double> times;
+  times.reserve(kIterations);
+  proxy.call([&] { MPI_Barrier(proxy.comm()); });
+  for (auto _ : state) {
+    const double t0 = MPI_Wtime();
+    step();
+    times.push_back(MPI_Wtime() - t0);
+  }
+  report(state, times, [&](const double* in, double* out, int n) {
+    proxy.call([&] { MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
+  });
+}
+
+void BM_PanelBroadcastClosure(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  std::vector<double> a(static_cast<std::size_t>(count)), b(static_cast<std::size_t>(count));
+  through_proxy(state, [&](proxy::ProxyThread& proxy) -> std::function<void()> {
+    return [&proxy, &a, &b, count] {
+      double* pa = a.data();
+      double* pb = b.data();
+      proxy.wait(proxy.submit([=](proxy::ClosureContext& context) {
+        MPI_Request request = MPI_REQUEST_NULL;
+        MPI_Ibcast(pa, count, MPI_DOUBLE, 0, MPI_COMM_WORLD, &request);
+        context.track(request);
+        MPI_Ibcast(pb, count, MPI_DOUBLE, 0, MPI_COMM_SELF, &request);
+        context.track(request);
+      }));
+    };
+  });
+  state.SetLabel("closure per panel: MPI_Ibcast x2");
+}
+
+void BM_PanelBroadcastPlan(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  std::vector<double> a(static_cast<std::size_t>(count)), b(static_cast<std::size_t>(count));
+  proxy::Plan plan;
+  through_proxy(state, [&](proxy::ProxyThread& proxy) -> std::function<void()> {
+    plan = proxy.commit(proxy::PlanSpec("panel")
+                            .broadcast(MPI_COMM_WORLD, 0, a.data(), count, MPI_DOUBLE)
+                            .broadcast(MPI_COMM_SELF, 0, b.data(), count, MPI_DOUBLE));
+    return [&proxy, &plan] { proxy.wait(proxy.start(plan)); };
+  });
+  plan = proxy::Plan();
+  state.SetLabel(proxy::persistent_collectives_available() ? "plan: persistent MPI_Bcast_init x2"
+                                                           : "plan: MPI_Ibcast x2 (no persistent collectives)");
+}
+
+void BM_PartsMpiPartitioned(benchmark::State& state) {
+#if MPI_VERSION >= 4
+  const int count = static_cast<int>(state.range(0));  // doubles per part
+  std::vector<double> out(static_cast<std::size_t>(count * kParts)), in(out.size());
+  MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
+  MPI_Psend_init(out.data(), kParts, count, MPI_DOUBLE, peer(), 0, MPI_COMM_WORLD, MPI_INFO_NULL, &send);
+  MPI_Precv_init(in.data(), kParts, count, MPI_DOUBLE, peer(), 0, MPI_COMM_WORLD, MPI_INFO_NULL, &recv);
+  std::vector<double> times;
+  times.reserve(kIterations);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (auto _ : state) {
+    const double t0 = MPI_Wtime();
+    MPI_Start(&recv);
+    MPI_Start(&send);
+    for (int p = 0; p < kParts; ++p) MPI_Pready(p, send);
+    MPI_Wait(&send, MPI_STATUS_IGNORE);
+    MPI_Wait(&recv, MPI_STATUS_IGNORE);
+    times.push_back(MPI_Wtime() - t0);
+  }
+  MPI_Request_free(&send);
+  MPI_Request_free(&recv);
+  report(state, times, [](const double* in_, double* out_, int n) { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); });
+  state.SetLabel("MPI_Psend_init/MPI_Pready, 4 parts, compute thread");
+#else
+  state.SkipWithError("no MPI-4 partitioned communication");
+#endif
+}
+
+void BM_PartsPersistentPerPart(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  std::vector<double> out(static_cast<std::size_t>(count * kParts)), in(out.size());
+  std::vector<MPI_Request> requests(2 * kParts);
+  for (int p = 0; p < kParts; ++p) {
+    MPI_Send_init(&out[static_cast<std::size_t>(p * count)], count, MPI_DOUBLE, peer(), p, MPI_COMM_WORLD, &requests[p]);
+    MPI_Recv_init(&in[static_cast<std::size_t>(p * count)], count, MPI_DOUBLE, peer(), p, MPI_COMM_WORLD, &requests[kParts + p]);
+  }
+  std::vector<double> times;
+  times.reserve(kIterations);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (auto _ : state) {
+    const double t0 = MPI_Wtime();
+    MPI_Startall(kParts, &requests[kParts]);
+    for (int p = 0; p < kParts; ++p) MPI_Start(&requests[p]);  // one start per part, as its part is ready
+    MPI_Waitall(2 * kParts, requests.data(), MPI_STATUSES_IGNORE);
+    times.push_back(MPI_Wtime() - t0);
+  }
+  for (auto& r : requests) MPI_Request_free(&r);
+  report(state, times, [](const double* in_, double* out_, int n) { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); });
+  state.SetLabel("MPI_Send_init per part (what the readiness counters start), compute thread");
+}
+
+void BM_PartsPlanReady(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  std::vector<double> out(static_cast<std::size_t>(count * kParts)), in(out.size());
+  proxy::Plan plan;
+  through_proxy(state, [&](proxy::ProxyThread& proxy) -> std::function<void()> {
+    proxy::PlanSpec spec("parts");
+    spec.parts(kParts);
+    for (int p = 0; p < kParts; ++p) {
+      spec.send_when_ready({p}, peer(), p, &out[static_cast<std::size_t>(p * count)], count, MPI_DOUBLE);
+      spec.recv(peer(), p, &in[static_cast<std::size_t>(p * count)], count, MPI_DOUBLE);
+    }
+    plan = proxy.commit(spec);
+    return [&proxy, &plan] {
+      const proxy::Ticket ticket = proxy.start(plan);
+      for (int p = 0; p < kParts; ++p) proxy.ready(ticket, p);
+      proxy.wait(ticket);
+    };
+  });
+  plan = proxy::Plan();
+  state.SetLabel("plan with 4 parts, ready() per part, through the proxy");
+}
+
+}  // namespace
+
+BENCHMARK(BM_PanelBroadcastClosure)->ArgName("doubles")->Arg(1)->Arg(8192)->Iterations(kIterations)->UseRealTime();
+BENCHMARK(BM_PanelBroadcastPlan)->ArgName("doubles")->Arg(1)->Arg(8192)->Iterations(kIterations)->UseRealTime();
+BENCHMARK(BM_PartsMpiPartitioned)->ArgName("doubles_per_part")->Arg(1)->Arg(2048)->Iterations(kIterations)->UseRealTime();
+BENCHMARK(BM_PartsPersistentPerPart)->ArgName("doubles_per_part")->Arg(1)->Arg(2048)->Iterations(kIterations)->UseRealTime();
+BENCHMARK(BM_PartsPlanReady)->ArgName("doubles_per_part")->Arg(1)->Arg(2048)->Iterations(kIterations)->UseRealTime();
+
+int main(int argc, char** argv) {
+  proxy::Environment env(argc, argv);
+  environment = &env;
+  if (env.size() != 2) {
+    if (env.rank() == 0) std::fprintf(stderr, "bench_plan_features: error: run on 2 ranks (got %d)\n", env.size());
+    return 1;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (env.rank() == 0) {
+    benchmark::RunSpecifiedBenchmarks();
+  } else {
+    // The other rank runs the same benchmarks in lockstep and prints nothing.
+    static std::ostringstream sink;
+    benchmark::ConsoleReporter quiet;
+    quiet.SetOutputStream(&sink);
+    quiet.SetErrorStream(&sink);
+    benchmark::RunSpecifiedBenchmarks(&quiet);
+  }
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,28 @@
+// Private to proxy::core: collective elements of a plan as MPI requests. Committed to MPI-4 persistent
+// collectives when the library has them (PROXY_HAVE_PERSISTENT_COLLECTIVES, set at configure time), else
+// posted as non-blocking collectives every epoch.
+//
+// Thread contract: everything here calls MPI, so the proxy thread only.
+#pragma once
+
+#include <string>
+
+#include <mpi.h>
+
+#include "proxy/plan.hpp"
+
+namespace proxy {
+
+// Throws proxy::Error naming the plan and the first bad element (root outside its communicator, null
+// communicator, negative count, missing operation).
+void validate_collectives(const PlanSpec& spec);
+
+// Creates the persistent request; returns the MPI error code (MPI_SUCCESS).
+int init_persistent_collective(const CollectiveElement& element, MPI_Comm comm, MPI_Request* request);
+// Posts the non-blocking collective for one epoch; returns the MPI error code.
+int start_nonblocking_collective(const CollectiveElement& element, MPI_Comm comm, MPI_Request* request);
+
+// "broadcast from root 0 over 2 ranks (80 bytes)": how timeout reports name an element.
+std::string describe(const CollectiveElement& element, int comm_size, unsigned long long bytes);
+
+}  // namespace proxy

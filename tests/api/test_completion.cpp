@@ -1,0 +1,98 @@
+// Completion delivered to code: then() callbacks on the proxy thread, and the OpenMP bridge (a task with
+// detach(event) fulfilled when its communication completes), on 1-4 ranks.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <omp.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <vector>
+
+#include "mpi_test_util.hpp"
+#include "proxy/core.hpp"
+#include "proxy/openmp_tasks.hpp"
+
+namespace {
+
+using proxy::test_util::world_rank;
+using proxy::test_util::world_size;
+
+struct Ring {
+  int out = 0, in = -1;
+  proxy::PlanSpec spec(const std::string& name) {
+    const int rank = world_rank(), size = world_size();
+    proxy::PlanSpec s(name);
+    s.send((rank + 1) % size, 0, &out, 1, MPI_INT).recv((rank + size - 1) % size, 0, &in, 1, MPI_INT);
+    return s;
+  }
+  int left() const { return (world_rank() + world_size() - 1) % world_size(); }
+};
+
+TEST(Completion, ThenRunsAfterTheEpochAndSeesItsData) {
+  Ring ring;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  const proxy::Plan plan = proxy.commit(ring.spec("then"));
+  for (int epoch = 1; epoch <= 5; ++epoch) {
+    ring.out = epoch * 10 + world_rank();
+    int seen = -1;  // written on the proxy thread, read here after waiting on the callback's ticket
+    const proxy::Ticket ticket = proxy.start(plan);
+    const proxy::Ticket after = proxy.then(ticket, [&] { seen = ring.in; });
+    proxy.wait(after);
+    EXPECT_TRUE(proxy.test(ticket));
+    EXPECT_EQ(seen, epoch * 10 + ring.left());
+  }
+}
+
+TEST(Completion, ThenOnAnAlreadyCompletedEpochRunsPromptly) {
+  Ring ring;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  const proxy::Plan plan = proxy.commit(ring.spec("done-already"));
+  const proxy::Ticket ticket = proxy.start(plan);
+  proxy.wait(ticket);
+  std::atomic<int> runs{0};
+  proxy.wait(proxy.then(ticket, [&] { runs.fetch_add(1); }));
+  EXPECT_EQ(runs.load(), 1);
+}
+
+TEST(Completion, ACallbackThatThrowsIsReportedNamingPlanAndEpoch) {
+  Ring ring;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  const proxy::Plan plan = proxy.commit(ring.spec("cb"));
+  proxy.wait(proxy.start(plan));
+  const proxy::Ticket second = proxy.start(plan);
+  const proxy::Ticket after = proxy.then(second, [] { throw std::runtime_error("boom"); });
+  try {
+    proxy.wait(after);
+    FAIL() << "the callback's exception was lost";
+  } catch (const proxy::CommError& e) {
+    EXPECT_EQ(std::string(e.what()), "plan 'cb' epoch 2: completion callback threw: boom");
+    EXPECT_EQ(e.epoch(), 2u);
+  }
+  proxy.wait(second);  // the plan itself is unharmed and runs on
+  proxy.wait(proxy.start(plan));
+  EXPECT_THROW(proxy.then(second, nullptr), proxy::Error);
+}
+
+TEST(Completion, DetachedTasksAreFulfilledWhenTheirCommunicationCompletes) {
+  Ring ring;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  const proxy::Plan plan = proxy.commit(ring.spec("tasks"));
+  std::vector<int> received;
+  constexpr int kEpochs = 20;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+  for (int epoch = 1; epoch <= kEpochs; ++epoch) {
+    // out -> plan -> in -> record: a chain of task dependencies; nobody calls wait().
+#pragma omp task depend(out: ring.out)
+    ring.out = epoch * 100 + world_rank();
+    omp_event_handle_t arrived;
+#pragma omp task detach(arrived) depend(in: ring.out) depend(out: ring.in) shared(proxy, plan)
+    proxy::fulfill_when_complete(proxy, proxy.start(plan), arrived);
+#pragma omp task depend(in: ring.in) depend(inout: received) shared(received)
+    received.push_back(ring.in);
+  }
+  ASSERT_EQ(received.size(), static_cast<std::size_t>(kEpochs));
+  for (int epoch = 1; epoch <= kEpochs; ++epoch) EXPECT_EQ(received[epoch - 1], epoch * 100 + ring.left());
+}
+
+}  // namespace

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""bench/cluster-study --smoke end to end: on this machine as one node, and (root with `ip netns`) over 2
+emulated nodes of 1 core. Checks the report directory record by record: four modes per application,
+each verified against the serial computation, the thesis's pairing in ranks x threads, the overlap and
+collectives tables. Each CTest test runs one case: `test_cluster_study.py TestClusterStudy.test_one_node`.
+Environment (set by CTest): CLUSTER_TEST_BUILD (the build folder), MPIEXEC (optional launcher)."""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+STUDY = HERE.parent.parent / "bench" / "cluster-study"
+BUILD = os.environ.get("CLUSTER_TEST_BUILD", str(HERE.parent.parent / "build"))
+SKIP = 77
+
+
+def rows(path):
+    """CSV rows as dicts."""
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+class TestClusterStudy(unittest.TestCase):
+    """The smoke profile, checked from its report directory."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="cluster-study-test-")
+        self.out = Path(self.tmp.name) / "report"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def study(self, *args, expect=0):
+        """Run the study; assert its exit status; return its stderr."""
+        done = subprocess.run([str(STUDY), "--build", BUILD, "--out", str(self.out), *args],
+                              capture_output=True, text=True, timeout=600)
+        self.assertEqual(done.returncode, expect, done.stderr)
+        return done.stderr
+
+    def check_report(self, nodes, cores):
+        """Every table present and consistent with NODES x CORES."""
+        report = (self.out / "report.md").read_text()
+        self.assertIn(f"# Cluster study: {nodes} node(s) x {cores} cores", report)
+        for app in ("redblack3d", "summa"):
+            table = {r["mode"]: r for r in rows(self.out / f"{app}.csv")}
+            self.assertEqual(sorted(table), ["async", "mt", "proxy", "sync"], app)
+            for mode, row in table.items():
+                self.assertEqual(row["verified"], "True", f"{app} {mode} not verified")
+                self.assertGreater(float(row["total_s"]), 0)
+            # The thesis's pairing: single-tier one rank per core, multi-tier one rank per node.
+            self.assertEqual(int(table["sync"]["ranks"]), nodes * cores)
+            self.assertEqual(int(table["mt"]["ranks"]), nodes)
+            self.assertEqual(int(table["mt"]["threads_per_rank"]), cores)
+            self.assertEqual(int(table["proxy"]["threads_per_rank"]), max(cores - 1, 1))
+        overlap = rows(self.out / "overlap.csv")
+        self.assertTrue({"async", "proxy"} <= {r["mode"] for r in overlap}, overlap)
+        for r in overlap:
+            self.assertTrue(0 <= float(r["overlap_osu_pct"]) <= 100, r)
+        collectives = rows(self.out / "collectives.csv")
+        names = {r["what"] for r in collectives}
+        self.assertTrue(any(n.startswith("team allreduce") for n in names), names)
+        self.assertTrue(any(n.startswith("MPI_Allreduce") for n in names), names)
+        if nodes > 1:
+            self.assertTrue(any("all nodes" in n for n in names), names)
+        self.assertIn("## Commands", report)
+
+    def test_one_node(self):
+        """This machine as one node of 2 cores."""
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("needs 2 cores")
+        err = self.study("--smoke", "--cores", "2")
+        self.assertIn("[1/", err)  # progress
+        self.check_report(1, 2)
+
+    def test_emulated_two_nodes(self):
+        """2 emulated nodes x 1 core (root and ip netns)."""
+        if os.geteuid() != 0 or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode != 0:
+            self.skipTest("needs root and 'ip netns' for the emulated cluster")
+        self.study("--smoke", "--emulate", "2x1")
+        self.check_report(2, 1)
+
+    def test_bad_input(self):
+        """One line naming the bad value, exit 2."""
+        for args, message in ((["--emulate", "2x"], "cluster-study: error: --emulate '2x' is not NODESxCORES"),
+                              (["--cores", "0"], "cluster-study: error: --cores must be at least 1, got 0"),
+                              (["--parts", "fft"], "cluster-study: error: --parts: unknown part 'fft'")):
+            err = self.study(*args, expect=2)
+            self.assertTrue(err.startswith(message), err)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+
+if __name__ == "__main__":
+    outcome = unittest.main(exit=False).result
+    if not outcome.wasSuccessful():
+        sys.exit(1)
+    sys.exit(SKIP if outcome.skipped else 0)
