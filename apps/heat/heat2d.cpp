@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <apps/common.hpp>           // the programs' one command-line vocabulary (apps::Options)
+#include <proxy/harness/memory.hpp>   // check_memory: refuse a size the node cannot hold
 #include <proxy/harness/session.hpp>  // bind_compute_threads: binds unless PROXY_BIND=0
 #include <proxy/proxy.hpp>
 
@@ -72,6 +73,15 @@ int main(int argc, char** argv) {
   // Rows as even as possible; first_row is this rank's first global row.
   const int rows = ny / size + (rank < ny % size ? 1 : 0);
   const int first_row = rank * (ny / size) + std::min(rank, ny % size);
+  // Before allocating: two row buffers with ghost rows, and the serial grids of --verify.
+  const double bytes = sizeof(double) * (2.0 * (rows + 2) * nx + (verify ? 2.0 * nx * ny : 0.0));
+  try {
+    proxy::harness::check_memory(env.world(), "--nx " + std::to_string(nx) + " --ny " + std::to_string(ny), bytes,
+                                 env.node().size);
+  } catch (const proxy::harness::InvalidSettings& error) {
+    if (rank == 0) std::fprintf(stderr, "heat2d: error: %s\n", error.what());
+    return kExitUsage;
+  }
   std::vector<double> u[2];
   for (auto& v : u) v.assign(static_cast<std::size_t>(rows + 2) * nx, 0.0);
   auto at = [nx](std::vector<double>& v, int row) { return v.data() + static_cast<std::size_t>(row) * nx; };

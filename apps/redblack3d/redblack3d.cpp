@@ -14,6 +14,7 @@
 #include "apps/common.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
+#include "proxy/harness/memory.hpp"
 #include "redblack3d/solver.hpp"
 
 namespace {
@@ -98,6 +99,41 @@ std::string grid_text(const redblack3d::Extent& e) {
   return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
 }
 
+// The --output record of a run (a default RunReport gives the columns, to check the file before the run).
+apps::RunRecord make_record(const apps::Options& options, const redblack3d::RunSettings& settings,
+                            const redblack3d::RunReport& report, double ideal, int node_width,
+                            apps::Provenance provenance) {
+  const std::string mode(proxy::harness::to_string(settings.mode));
+  const proxy::harness::Timings& t = report.timings;
+  const apps::TimingRow row = apps::TimingRow::from(mode, t, settings.iterations, ideal);
+  const std::string proxy_placement =
+      settings.mode != redblack3d::Mode::proxy ? "none" : (report.shared_proxy ? "shared" : "dedicated");
+  apps::RunRecord record;
+  const auto& g = settings.global;
+  record.set("mode", mode)
+      .set("n", g[0] == g[1] && g[1] == g[2] ? std::to_string(g[0]) : options.value("n"))
+      .set("nx", g[0]).set("ny", g[1]).set("nz", g[2])
+      .set("geometry", grid_text(settings.geometry))
+      .set("ranks", report.ranks)
+      .set("threads_per_rank", report.threads)
+      .set("iters", settings.iterations)
+      .set("omega", settings.omega);
+  apps::set_timing_columns(record, t);
+  record.set("comm_percent", row.comm_percent())
+      .set("iter_ms", 1000.0 * t.total_s / settings.iterations)
+      .set("ideal_proxy_s", ideal)
+      .set("node_width", node_width)
+      .set("residual", report.residual).set("error", report.error)
+      .set("verify", settings.verify).set("verified", report.verified)
+      .set("max_difference", report.comparison.max_difference)
+      .set("proxy_placement", proxy_placement)
+      .set("oversubscribed", report.oversubscribed)
+      .set("placement", report.placement);
+  provenance.placement = report.placement;
+  record.set_provenance(provenance);
+  return record;
+}
+
 int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = make_options();
   int node_width = 0;
@@ -140,14 +176,24 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   };
   settings.on_comm_failure = apps::abort_on_comm_failure(kProgram, env.rank());
 
+  // Before allocating: the block (u and f with their ghost layer) and, with --verify, the serial solver's
+  // whole grid, against this rank's share of the node's memory.
+  double points = 1.0, whole = 1.0;
+  for (int d = 0; d < 3; ++d) {
+    points *= (settings.global[d] + settings.geometry[d] - 1) / settings.geometry[d] + 2.0;
+    whole *= settings.global[d] + 2.0;
+  }
+  const double bytes = sizeof(double) * (2.0 * points + (settings.verify ? 2.0 * whole : 0.0));
+  proxy::harness::check_memory(env.world(), "--n " + options.value("n"), bytes, env.node().size);
+  if (options.has("output"))  // before any computation: a bad file fails now, on every rank
+    apps::check_record_output(env.world(), options.value("output"),
+                              make_record(options, settings, redblack3d::RunReport{}, 0.0, node_width, provenance));
+
   const redblack3d::RunReport report = redblack3d::run(env, settings);
   const proxy::harness::Timings& t = report.timings;
   const double ideal = proxy::harness::is_multi_tier(settings.mode)
                            ? std::numeric_limits<double>::quiet_NaN()
                            : apps::ideal_proxy_time(t.total_s, t.comm_s, node_width);
-  const std::string proxy_placement =
-      settings.mode != redblack3d::Mode::proxy ? "none" : (report.shared_proxy ? "shared" : "dedicated");
-
   if (env.rank() == 0) {
     std::cout << kProgram << ": mode " << mode << ", grid " << grid_text(settings.global) << ", geometry "
               << grid_text(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
@@ -170,31 +216,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     std::cout << std::flush;
 
     if (options.has("output")) {
-      apps::RunRecord record;
-      const auto& g = settings.global;
-      record.set("mode", mode)
-          .set("n", g[0] == g[1] && g[1] == g[2] ? std::to_string(g[0]) : options.value("n"))
-          .set("nx", g[0]).set("ny", g[1]).set("nz", g[2])
-          .set("geometry", grid_text(settings.geometry))
-          .set("ranks", report.ranks)
-          .set("threads_per_rank", report.threads)
-          .set("iters", settings.iterations)
-          .set("omega", settings.omega);
-      apps::set_timing_columns(record, t);
-      record.set("comm_percent", row.comm_percent())
-          .set("iter_ms", 1000.0 * t.total_s / settings.iterations)
-          .set("ideal_proxy_s", ideal)
-          .set("node_width", node_width)
-          .set("residual", report.residual).set("error", report.error)
-          .set("verify", settings.verify).set("verified", report.verified)
-          .set("max_difference", report.comparison.max_difference)
-          .set("proxy_placement", proxy_placement)
-          .set("oversubscribed", report.oversubscribed)
-          .set("placement", report.placement);
-      provenance.placement = report.placement;
-      record.set_provenance(provenance);
       try {
-        record.append_to(options.value("output"));
+        make_record(options, settings, report, ideal, node_width, provenance).append_to(options.value("output"));
       } catch (const std::exception& error) {
         std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
         return apps::kExitRunFailure;  // rank 0 only; the run itself succeeded and every rank still finalises

@@ -14,6 +14,7 @@
 #include <apps/common.hpp>
 #include <proxy/environment.hpp>
 #include <proxy/error.hpp>
+#include <proxy/harness/memory.hpp>
 #include <summa/run.hpp>
 
 namespace {
@@ -29,9 +30,9 @@ apps::Options declare_options() {
       .option("grid", "RxC", "process grid, R*C must equal the ranks; 'auto' picks the squarest", "auto")
       .option("panel", "W", "panel width along k; panels also split where they cross a block boundary", "128")
       .option("mode", "MODE",
-              "sync:  one rank per core, blocking MPI_Bcast of each panel, then dgemm\n"
+              "sync:  one rank per core, broadcast of each panel (waited for at once), then dgemm\n"
               "async: one rank per core, MPI_Ibcast of panel i+1 while panel i is multiplied\n"
-              "mt:    one rank per node, blocking broadcasts, then the node's threads multiply\n"
+              "mt:    one rank per node, broadcasts waited for at once, then the node's threads multiply\n"
               "proxy: one rank per node, the proxy thread broadcasts panel i+1 while the threads multiply i",
               "sync")
       .option("threads", "T", "compute threads per rank in mt and proxy modes; 0 = one per compute core", "0")
@@ -138,8 +139,21 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     if (env.rank() == 0) std::cout << options.show_config() << std::flush;
     if (options.show_config_requested()) return apps::kExitSuccess;
   }
+  // Before allocating: this rank's blocks, panel buffers and (--verify) reference, against its share of
+  // the node's memory.
+  const std::string sizes = problem.m == problem.n && problem.n == problem.k
+                                ? "--size " + std::to_string(problem.m)
+                                : "--m " + std::to_string(problem.m) + " --n " + std::to_string(problem.n) +
+                                      " --k " + std::to_string(problem.k);
+  proxy::harness::check_memory(env.world(), sizes, summa::bytes_per_rank(problem), env.node().size);
   apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
   provenance.blas = apps::linked_library(reinterpret_cast<const void*>(&cblas_dgemm));
+  if (!output.empty()) {
+    // Before any computation: a bad file (directory, permission, another program's CSV) fails here, on
+    // every rank.
+    apps::check_record_output(env.world(), output,
+                              make_record(problem, summa::RunResult{}, env.size(), 0.0, 0.0).set_provenance(provenance));
+  }
 
   const summa::RunResult result = summa::run(env, problem, apps::abort_on_comm_failure(kProgram, env.rank()));
 
@@ -180,7 +194,12 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     std::fflush(stdout);
     if (!output.empty()) {
       provenance.placement = result.placement;
-      make_record(problem, result, env.size(), gflops, ideal).set_provenance(provenance).append_to(output);
+      try {
+        make_record(problem, result, env.size(), gflops, ideal).set_provenance(provenance).append_to(output);
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
+        return apps::kExitRunFailure;  // rank 0 only; the run itself succeeded and every rank still finalises
+      }
     }
   }
   return result.verify_ran && !result.verified ? apps::kExitVerificationFailed : apps::kExitSuccess;

@@ -1,7 +1,10 @@
 #include "redblack3d/modes.hpp"
 
 #include <array>
+#include <span>
+#include <string>
 
+#include <proxy/harness/timed_wait.hpp>
 #include <proxy/proxy_thread.hpp>
 
 namespace redblack3d {
@@ -30,8 +33,23 @@ proxy::harness::Steps make_steps(Block& block, const Halo& halo, Mode mode, int 
   proxy::harness::Steps steps;
   steps.count = 2 * iterations;
   steps.lookahead = 0;
+  steps.unit = "iteration";
+  steps.steps_per_unit = 2;  // a red and a black half-sweep
   steps.post = [&block, &halo, comm, &state](int) { state.count = halo.post(block.u, comm, state.requests); };
-  steps.complete = [&state] { MPI_Waitall(state.count, state.requests.data(), MPI_STATUSES_IGNORE); };
+  steps.complete = [&block, &state] {
+    // Halo::post's order: a receive per neighbour (faces in order), then a send per neighbour.
+    std::array<int, 6> neighbours{};
+    int faces = 0;
+    for (const int rank : block.decomposition.neighbour)
+      if (rank >= 0) neighbours[faces++] = rank;
+    proxy::harness::wait_all(
+        std::span<MPI_Request>(state.requests.data(), state.count),
+        [&](int i) { return neighbours[i % faces]; },
+        [&](int i) {
+          const std::string peer = std::to_string(neighbours[i % faces]);
+          return i < faces ? "no message from rank " + peer : "rank " + peer + " did not receive our message";
+        });
+  };
   steps.start_on_proxy = [plan](proxy::ProxyThread& proxy, int) { return proxy.start(*plan); };
   // Captured by value: the split is computed once and copied into the closures.
   const OverlapSplit split = split_for(block.decomposition, mode);

@@ -7,6 +7,7 @@
 #include "apps/exit_codes.hpp"
 #include "apps/ideal_proxy.hpp"
 #include "apps/options.hpp"
+#include "apps/output_file.hpp"
 #include "apps/parse.hpp"
 #include "apps/provenance.hpp"
 #include "apps/run_record.hpp"

@@ -1,7 +1,8 @@
 // The run record: one row of ordered key/value fields per run, appended to the file given by --output.
 // The extension picks the format: ".csv" appends a CSV row (the header is written once, when the file is
 // new or empty; an existing file with a different header is refused), ".json" or ".jsonl" appends one
-// JSON object per line (JSON Lines). The sweep scripts read both. Write it on rank 0 only.
+// JSON object per line (JSON Lines). The sweep scripts read both. Write it on rank 0 only; concurrent runs
+// may append to one file (each record is one locked write).
 #pragma once
 
 #include <concepts>
@@ -51,8 +52,11 @@ class RunRecord {
   std::string csv_row() const;     // values, quoted where needed; doubles in shortest round-trip form
   std::string json() const;        // {"mode":"sync","n":64,...}; NaN and infinities become null
 
-  // Appends this record to `path` in the format of its extension. Throws std::runtime_error naming the
-  // path when it cannot be written or when an existing CSV header differs from this record's.
+  // Appends this record to `path` in the format of its extension, atomically: under an exclusive flock,
+  // one write(2) with O_APPEND of whole lines (a new or empty CSV gets the header first; a JSON Lines file
+  // whose last line lacks its newline gets one first). Throws std::runtime_error naming the path when it
+  // cannot be written or when an existing CSV header differs from this record's. check_record_output
+  // (output_file.hpp) checks the same before a run.
   void append_to(const std::string& path) const;
 
  private:

@@ -27,8 +27,14 @@ struct Team {
 struct Steps {
   int count = 0;
   int lookahead = 0;  // 0 or 1, see above
+  // How a diagnostic names step s: "<unit> <s / steps_per_unit + 1>" ("iteration 3" for RedBlack3D's
+  // sixth half-sweep, "panel 5" for SUMMA).
+  const char* unit = "iteration";
+  int steps_per_unit = 1;
 
   // Exchange `e` from the calling thread (sync, async, mt): post it without blocking, then complete it.
+  // complete() must wait with a deadline (timed_wait.hpp: wait_all), never block in MPI: a peer that
+  // never answers then ends the run with a diagnostic (WaitTimeout), not a hang.
   std::function<void(int e)> post;
   std::function<void()> complete;
   // Optional blocking form (sync, mt), e.g. MPI_Bcast; without it the loops post and complete at once.
