@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
                                  env.node().size);
   } catch (const proxy::harness::InvalidSettings& error) {
     if (rank == 0) std::fprintf(stderr, "heat2d: error: %s\n", error.what());
-    return kExitUsage;
+    return apps::kExitUsage;
   }
   std::vector<double> u[2];
   for (auto& v : u) v.assign(static_cast<std::size_t>(rows + 2) * nx, 0.0);
