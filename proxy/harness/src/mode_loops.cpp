@@ -9,6 +9,8 @@
 #include "proxy/error.hpp"
 #include "proxy/harness/session.hpp"
 
+#include "early_bird_loop.hpp"
+
 namespace proxy::harness {
 namespace {
 
@@ -109,6 +111,7 @@ Timings run_mt(const Steps& steps, int threads) {
 
 // Rethrows the proxy's CommError / TimeoutError after the team has left its parallel region.
 Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads) {
+  if (steps.ready_parts > 0) return run_proxy_early_bird(steps, proxy, threads);  // early_bird_loop.cpp
   Timings t;                   // the master's
   std::exception_ptr failure;  // set by the master, read by all after a barrier
   bool failed = false;

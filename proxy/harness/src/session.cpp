@@ -5,6 +5,8 @@
 #include "proxy/config.hpp"
 #include "proxy/error.hpp"
 
+#include "early_bird_loop.hpp"
+
 namespace proxy::harness {
 
 bool bind_compute_threads(const Environment& env, const Placement& placement) {
@@ -44,7 +46,7 @@ void Session::fail(std::exception_ptr failure) {
 void Session::exchange_once(const Steps& steps, int e) {
   if (proxy_) {
     try {
-      proxy_->wait(steps.start_on_proxy(*proxy_, e));
+      proxy_->wait(start_with_every_part_ready(steps, *proxy_, e));  // no boundary compute marks its parts
     } catch (const CommError&) {
       fail(std::current_exception());
     }
