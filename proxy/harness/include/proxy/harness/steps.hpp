@@ -15,7 +15,7 @@
 // s+1 as soon as exchange s has completed, before compute_boundary(s), and compute_boundary(s) marks the
 // parts of exchange s+1 through team.ready(part) as it finishes with the data they cover (the sends' data
 // written, the receives' old contents read), so faces leave while the rest of the team still computes.
-// Every part is marked exactly once per step, by exactly one thread; exchange 0 and exchange_once(), which
+// compute_boundary(s) must mark every part exactly once (by any thread); exchange 0 and exchange_once(), which
 // follow no boundary compute, start with every part marked by the harness.
 #pragma once
 
@@ -29,7 +29,7 @@
 namespace proxy::harness {
 
 // The exchange that a team's early-bird marks are for (one per run, shared by the team). Thread contract:
-// set() by the master between barriers; mark() from any thread of the team in between; first_failure() by
+// set() by the master between barriers; mark() from any thread of the team in between; take_failure() by
 // the master after the next barrier.
 class NextExchange {
  public:
