@@ -43,6 +43,9 @@ apps::Options make_options() {
               "rank's share of the node); sync/async run one thread per rank",
               "0")
       .option("omega", "W", "over-relaxation factor, 0 < W < 2", "1")
+      .option("early-bird", "on|off",
+              "proxy mode: each face's ghosts leave as soon as the threads have relaxed that face\n"
+              "(on, the default) or after the team's barrier (off)")
       .option("node-width", "P",
               "cores per node p in the ideal-proxy model T_p = max((T_s - C_t) p/(p-1), C_t)\n"
               "(default: the ranks on this node, i.e. one rank per core in sync/async)")
@@ -83,6 +86,11 @@ redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, i
   settings.omega = options.real("omega", 0.0, 2.0);
   settings.threads = static_cast<int>(options.integer("threads", 0, 4096));
   settings.verify = options.flag_set("verify");
+  if (options.has("early-bird")) {
+    settings.early_bird = options.choice("early-bird", {"on", "off"}) == "on";
+    if (settings.mode != redblack3d::Mode::proxy)
+      throw apps::UsageError("--early-bird needs --mode proxy (" + options.value("mode") + " has no proxy thread)");
+  }
   if (options.has("output")) apps::record_format_for(options.value("output"));
   node_width = options.has("node-width") ? static_cast<int>(options.integer("node-width", 1, 1 << 20)) : 0;
   if (options.has("geometry")) {
@@ -198,7 +206,9 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     std::cout << kProgram << ": mode " << mode << ", grid " << grid_text(settings.global) << ", geometry "
               << grid_text(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
               << " x " << report.threads << " thread" << (report.threads == 1 ? "" : "s") << ", "
-              << settings.iterations << " iterations, omega " << settings.omega << "\n";
+              << settings.iterations << " iterations, omega " << settings.omega
+              << (settings.mode == redblack3d::Mode::proxy ? settings.early_bird ? ", early-bird on" : ", early-bird off" : "")
+              << "\n";
     std::cout << "placement (rank 0): " << report.placement << "\n";
     const apps::TimingRow row = apps::TimingRow::from(mode, t, settings.iterations, ideal);
     apps::print_timing_table(std::cout, {row});

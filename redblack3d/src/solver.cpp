@@ -90,7 +90,8 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   report.placement = session.rank0_placement();
   if (settings.on_placement) settings.on_placement(session);
   if (settings.on_comm_failure) session.on_comm_failure(settings.on_comm_failure);
-  if (proxy::ProxyThread* proxy = session.proxy()) plan = proxy->commit(halo.plan(block.u, "redblack3d halo"));
+  if (proxy::ProxyThread* proxy = session.proxy())
+    plan = proxy->commit(halo.plan(block.u, "redblack3d halo", settings.early_bird ? session.threads() : 0));
 
   const proxy::harness::Steps steps = make_steps(block, halo, settings.mode, settings.iterations, env.world(),
                                                  plan ? &*plan : nullptr, requests);

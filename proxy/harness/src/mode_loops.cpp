@@ -14,6 +14,8 @@
 #include "proxy/harness/session.hpp"
 #include "proxy/harness/timed_wait.hpp"
 
+#include "early_bird_loop.hpp"
+
 namespace proxy::harness {
 namespace {
 
@@ -127,6 +129,7 @@ Timings run_mt(const Steps& steps, int threads, int& at) {
 
 // Rethrows the proxy's CommError / TimeoutError after the team has left its parallel region.
 Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) {
+  if (steps.ready_parts > 0) return run_proxy_early_bird(steps, proxy, threads, at);  // early_bird_loop.cpp
   Timings t;                   // the master's
   std::exception_ptr failure;  // set by the master, read by all after a barrier
   bool failed = false;

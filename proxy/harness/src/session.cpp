@@ -6,6 +6,8 @@
 #include "proxy/error.hpp"
 #include "proxy/harness/timed_wait.hpp"
 
+#include "early_bird_loop.hpp"
+
 namespace proxy::harness {
 
 bool bind_compute_threads(const Environment& env, const Placement& placement) {
@@ -54,7 +56,7 @@ void Session::fail_at(std::string_view where, const CommError& error) {
 void Session::exchange_once(const Steps& steps, int e, std::string_view what) {
   try {
     if (proxy_) {
-      proxy_->wait(steps.start_on_proxy(*proxy_, e));
+      proxy_->wait(start_with_every_part_ready(steps, *proxy_, e));  // no boundary compute marks its parts
     } else if (steps.exchange) {
       steps.exchange(e);
     } else {
