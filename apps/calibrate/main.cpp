@@ -2,7 +2,8 @@
 // and 3.4) on this node, writes them to a model file the runtime reads (PROXY_COLLECTIVE_MODEL), and prints
 // predicted vs measured time of every team-allreduce algorithm per size, with the crossover where the
 // model's choice changes. No MPI: the team collectives are threads of one process.
-// Exit status: 0, 1 for bad input.
+// Exit status: 0, 2 for bad input (checked before measuring: --output exists without --force, an
+// unwritable --output or --csv, --model without --predict-only).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
 
 #include <apps/common.hpp>
 #include <proxy/collective_model.hpp>
@@ -30,12 +33,16 @@ apps::Options declare_options() {
   options.option("threads", "T", "team size; 0 = one thread per core (at least 2)", "0")
       .option("sizes", "LIST", "bytes per thread to compare algorithms at (K, M, G suffixes)",
               "8,64,512,4K,32K,256K,2M,16M")
-      .option("iterations", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "200")
-      .option("output", "FILE", "model file to write ('name value' lines)", "collectives.model")
+      .option("iters", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "200")
+      .option("output", "FILE", "model file to write ('name value' lines); an existing one needs --force",
+              "collectives.model")
+      .flag("force", "overwrite an existing --output model")
       .option("csv", "FILE", "also write the predicted-vs-measured table as CSV")
       .option("model", "FILE", "with --predict-only: the model to read (default: PROXY_COLLECTIVE_MODEL or built-in)")
       .flag("predict-only", "measure nothing: print the model's predictions and choices for --sizes")
-      .flag("no-bind", "do not bind thread t to core t");
+      .flag("no-bind", "do not bind thread t to core t")
+      .flag("verbose", "print the effective configuration first (also PROXY_VERBOSE=1)");
+  options.alias("iterations", "iters");
   options.epilog(
       "Parameters (seed 001, sec. 2): a access latency (s), b per-byte time of one reader (s/B), B per-byte\n"
       "time per reader when readers share the link (s/B); alpha within a NUMA domain, beta across. a_alpha\n"
@@ -46,9 +53,9 @@ apps::Options declare_options() {
       "iterations of the slowest thread, barrier and input rewrite outside the timed region) and the relative\n"
       "error, the model's choice and the measured best, and the crossover sizes.\n"
       "Examples:\n"
-      "  build/bin/calibrate --output collectives.model\n"
+      "  build/bin/calibrate --output collectives.model          # --force to replace an existing one\n"
       "  PROXY_COLLECTIVE_MODEL=collectives.model build/bin/calibrate --predict-only --sizes 1K,1M\n"
-      "  build/bin/calibrate --threads 4 --sizes 8,4K,1M --iterations 50 --csv model-check.csv");
+      "  build/bin/calibrate --threads 4 --sizes 8,4K,1M --iters 50 --csv model-check.csv");
   return options;
 }
 
@@ -114,10 +121,26 @@ int predict_only(const apps::Options& options, const std::vector<std::size_t>& s
   return 0;
 }
 
+// Before measuring anything: --model only means something with --predict-only, the model file and the
+// --csv table must be writable, and an existing model is replaced only with --force.
+void check_outputs(const apps::Options& options) {
+  if (options.given("model"))
+    throw apps::UsageError("--model " + options.value("model") +
+                           " is read only with --predict-only (a calibration measures a new model for --output)");
+  const std::string output = options.value("output");
+  if (std::string reason = apps::unwritable_reason("--output", output); !reason.empty()) throw apps::UsageError(reason);
+  struct stat info{};
+  if (!options.flag_set("force") && ::stat(output.c_str(), &info) == 0)
+    throw apps::UsageError("--output " + output + ": the model file exists (pass --force to overwrite it)");
+  if (options.given("csv"))
+    if (std::string reason = apps::unwritable_reason("--csv", options.value("csv")); !reason.empty())
+      throw apps::UsageError(reason);
+}
+
 int run(int argc, char** argv) {
   apps::Options options = declare_options();
   if (!options.parse(argc, argv)) {
-    std::cout << options.help();
+    std::cout << options.answer();
     return 0;
   }
   std::vector<std::size_t> sizes;
@@ -127,12 +150,17 @@ int run(int argc, char** argv) {
       throw apps::UsageError("--sizes: each size must lie in [8, 1G] bytes, got '" + item + "'");
     sizes.push_back(bytes);
   }
-  const int iterations = static_cast<int>(options.integer("iterations", 1, 1000000));
+  const int iterations = static_cast<int>(options.count("iters", 1, 1000000));
   const int requested = static_cast<int>(options.integer("threads", 0, 1024));
+  if (options.show_config_requested() || options.verbose()) {
+    std::cout << options.show_config() << std::flush;
+    if (options.show_config_requested()) return apps::kExitSuccess;
+  }
   const proxy::Topology topology;
   const int threads = requested > 0 ? requested : std::max(2, topology.cores());
   if (options.flag_set("predict-only")) return predict_only(options, sizes, threads);
   if (threads < 2) throw apps::UsageError("--threads must be at least 2 to calibrate, got '1'");
+  check_outputs(options);
 
   proxy::TeamConfig config;  // spin-then-yield by default; PROXY_WAIT_POLICY is honoured below
   if (const char* policy = std::getenv("PROXY_WAIT_POLICY")) config.wait_policy = proxy::parse_wait_policy(policy);

@@ -2,7 +2,7 @@
 // ranks, one ghost row above and below. Each step: start the halo plan (the proxy moves the ghost rows),
 // update the interior rows with OpenMP while it does, wait, then update the two rows next to the ghosts.
 // --verify recomputes the whole grid serially on every rank and compares its rows bit for bit.
-//   usage: mpiexec -n 2 heat2d [--nx 256] [--ny 256] [--steps 200] [--verify]
+//   usage: mpiexec -n 2 heat2d [--nx 256] [--ny 256] [--iters 200] [--verify]   (see --help)
 // Exit status: 0, 2 for a bad argument, 3 when --verify finds a difference (the drivers' convention).
 #include <algorithm>
 #include <cmath>
@@ -12,12 +12,15 @@
 #include <string>
 #include <vector>
 
+#include <apps/common.hpp>           // the programs' one command-line vocabulary (apps::Options)
+#include <proxy/harness/memory.hpp>   // check_memory: refuse a size the node cannot hold
 #include <proxy/harness/session.hpp>  // bind_compute_threads: binds unless PROXY_BIND=0
 #include <proxy/proxy.hpp>
 
 namespace {
 
-constexpr int kExitUsage = 2, kExitVerificationFailed = 3;
+constexpr const char* kProgram = "heat2d";
+constexpr int kParsed = -1;  // run_guarded's "go on": the command line is valid and asks for a run
 constexpr double kRate = 0.2;  // dt*alpha/h^2: stable below 0.25
 
 double initial(int gx, int gy, int nx, int ny) {
@@ -36,28 +39,49 @@ void update_row(const double* up, const double* row, const double* down, double*
 
 int main(int argc, char** argv) {
   proxy::Environment env(argc, argv);
-  int nx = 256, ny = 256, steps = 200;
+  apps::Options options(kProgram, "Explicit 2-D heat equation, rows split over the ranks, halo rows moved by the proxy.");
+  options.option("nx", "NX", "grid points per row, at least 3 (K suffix allowed)", "256")
+      .option("ny", "NY", "rows, at least the number of ranks (K suffix allowed)", "256")
+      .option("iters", "K", "time steps", "200")
+      .flag("verify", "recompute the whole grid serially on every rank and compare bit for bit; exit 3 if not")
+      .flag("verbose", "print the effective configuration and the proxy's statistics (also PROXY_VERBOSE=1)")
+      .alias("steps", "iters");
+  int nx = 0, ny = 0, steps = 0;
   bool verify = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    int* target = arg == "--nx" ? &nx : arg == "--ny" ? &ny : arg == "--steps" ? &steps : nullptr;
-    if (arg == "--verify") {
-      verify = true;
-    } else if (target != nullptr && i + 1 < argc && std::atoi(argv[i + 1]) > 0) {
-      *target = std::atoi(argv[++i]);
-    } else {
-      if (env.rank() == 0) std::fprintf(stderr, "heat2d: error: bad argument '%s'\n", arg.c_str());
-      return kExitUsage;
+  // Every rank parses the same command line and knows the rank count: the same outcome everywhere.
+  const int parsed = apps::run_guarded(kProgram, env.rank(), [&] {
+    const bool run = apps::agreed(MPI_COMM_WORLD, [&] {
+      if (!options.parse(argc, argv)) return false;
+      nx = static_cast<int>(options.count("nx", 3, 1 << 24));
+      ny = static_cast<int>(options.count("ny", env.size(), 1 << 24));
+      steps = static_cast<int>(options.count("iters", 1, 1 << 30));
+      verify = options.flag_set("verify");
+      return true;
+    });
+    if (!run) {
+      if (env.rank() == 0) std::fputs(options.answer().c_str(), stdout);
+      return 0;
     }
-  }
+    if (options.show_config_requested() || options.verbose()) {
+      if (env.rank() == 0) std::fputs(options.show_config().c_str(), stdout);
+      if (options.show_config_requested()) return 0;
+    }
+    return kParsed;
+  });
+  if (parsed != kParsed) return parsed;
   const int rank = env.rank(), size = env.size();
-  if (ny < size || nx < 3) {
-    if (rank == 0) std::fprintf(stderr, "heat2d: error: need ny >= ranks (%d) and nx >= 3\n", size);
-    return kExitUsage;
-  }
   // Rows as even as possible; first_row is this rank's first global row.
   const int rows = ny / size + (rank < ny % size ? 1 : 0);
   const int first_row = rank * (ny / size) + std::min(rank, ny % size);
+  // Before allocating: two row buffers with ghost rows, and the serial grids of --verify.
+  const double bytes = sizeof(double) * (2.0 * (rows + 2) * nx + (verify ? 2.0 * nx * ny : 0.0));
+  try {
+    proxy::harness::check_memory(env.world(), "--nx " + std::to_string(nx) + " --ny " + std::to_string(ny), bytes,
+                                 env.node().size);
+  } catch (const proxy::harness::InvalidSettings& error) {
+    if (rank == 0) std::fprintf(stderr, "heat2d: error: %s\n", error.what());
+    return apps::kExitUsage;
+  }
   std::vector<double> u[2];
   for (auto& v : u) v.assign(static_cast<std::size_t>(rows + 2) * nx, 0.0);
   auto at = [nx](std::vector<double>& v, int row) { return v.data() + static_cast<std::size_t>(row) * nx; };
@@ -111,8 +135,8 @@ int main(int argc, char** argv) {
           local = std::max(local, std::fabs(at(u[steps % 2], r)[x] - g[steps % 2][static_cast<std::size_t>(first_row + r - 1) * nx + x]));
       proxy.call([&] { MPI_Allreduce(&local, &max_diff, 1, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
     }
-    if (rank == 0 && std::getenv("PROXY_VERBOSE") != nullptr) std::printf("%s", proxy.statistics().format().c_str());
+    if (rank == 0 && options.verbose()) std::printf("%s", proxy.statistics().format().c_str());
   }
   if (verify && rank == 0) std::printf("heat2d: verify: max difference from the serial solver %g\n", max_diff);
-  return verify && max_diff != 0.0 ? kExitVerificationFailed : 0;
+  return verify && max_diff != 0.0 ? apps::kExitVerificationFailed : apps::kExitSuccess;
 }

@@ -1,36 +1,53 @@
 // proxy-info: what the runtime sees on each rank: MPI thread level, node structure, hwloc topology, the
 // physical host it shares cores on, the binding it inherited and the placement it would use, with the
 // reason when the proxy's core is shared.   mpiexec -n 4 build/bin/proxy-info [--threads T] [--no-proxy]
+// Exit status: 0, 2 for a bad argument (every rank parses the same command line).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "apps/common.hpp"
 #include "proxy/proxy.hpp"
+
+namespace {
+
+constexpr const char* kProgram = "proxy-info";
+constexpr int kParsed = -1;  // run_guarded's "go on"
+
+}  // namespace
 
 int main(int argc, char** argv) {
   proxy::Environment env(argc, argv);
+  apps::Options options(kProgram, "What the runtime sees on each rank: MPI thread level, node, topology, placement.");
+  options.option("threads", "T", "compute threads per rank to place (0 = one per compute core)", "0")
+      .flag("no-proxy", "place without a proxy core")
+      .flag("verbose", "print the effective configuration first (also PROXY_VERBOSE=1)");
   int threads = 0;
   bool with_proxy = true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc && std::atoi(argv[i + 1]) >= 0) {
-      threads = std::atoi(argv[++i]);
-    } else if (arg == "--no-proxy") {
-      with_proxy = false;
-    } else {
-      if (env.rank() == 0)
-        std::fprintf(stderr, "proxy-info: error: unknown argument '%s' (usage: proxy-info [--threads T] [--no-proxy])\n",
-                     arg.c_str());
-      return 2;
+  const int parsed = apps::run_guarded(kProgram, env.rank(), [&] {
+    const bool run = apps::agreed(MPI_COMM_WORLD, [&] {
+      if (!options.parse(argc, argv)) return false;
+      threads = static_cast<int>(options.integer("threads", 0, 4096));
+      with_proxy = !options.flag_set("no-proxy");
+      return true;
+    });
+    if (!run) {
+      if (env.rank() == 0) std::fputs(options.answer().c_str(), stdout);
+      return 0;
     }
-  }
+    if (options.show_config_requested() || options.verbose()) {
+      if (env.rank() == 0) std::fputs(options.show_config().c_str(), stdout);
+      if (options.show_config_requested()) return 0;
+    }
+    return kParsed;
+  });
+  if (parsed != kParsed) return parsed;
   proxy::Placement p;
   try {
     p = env.placement(threads, with_proxy);
   } catch (const proxy::Error& e) {  // e.g. a binding with no core on this host: every rank must stop
-    std::fprintf(stderr, "proxy-info: error: rank %d: %s\n", env.rank(), e.what());
-    proxy::Environment::abort(1);
+    proxy::Environment::abort("proxy-info: error: rank " + std::to_string(env.rank()) + ": " + e.what(), 1);
   }
   const proxy::HostLayout& host = env.host();
   const std::string line = "rank " + std::to_string(env.rank()) + ": node " + std::to_string(env.node().index) + "/" +

@@ -14,6 +14,7 @@
 #include "apps/common.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
+#include "proxy/harness/memory.hpp"
 #include "redblack3d/solver.hpp"
 
 namespace {
@@ -32,7 +33,7 @@ apps::Options make_options() {
               "proxy : one rank per node + OpenMP; a proxy thread runs the exchange plan\n"
               "        while the threads relax the inner region",
               "sync")
-      .option("n", "N|NX,NY,NZ", "global interior grid points (cube, or per dimension)", "64")
+      .option("n", "N|NX,NY,NZ", "global interior grid points (cube, or per dimension; K suffix allowed)", "64")
       .option("iters", "K", "iterations (one red and one black half-sweep each)", "10")
       .option("geometry", "PXxPYxPZ",
               "ranks along x, y, z; their product must equal the number of ranks\n"
@@ -42,6 +43,9 @@ apps::Options make_options() {
               "rank's share of the node); sync/async run one thread per rank",
               "0")
       .option("omega", "W", "over-relaxation factor, 0 < W < 2", "1")
+      .option("early-bird", "on|off",
+              "proxy mode: each face's ghosts leave as soon as the threads have relaxed that face\n"
+              "(on, the default) or after the team's barrier (off)")
       .option("node-width", "P",
               "cores per node p in the ideal-proxy model T_p = max((T_s - C_t) p/(p-1), C_t)\n"
               "(default: the ranks on this node, i.e. one rank per core in sync/async)")
@@ -51,7 +55,9 @@ apps::Options make_options() {
       .option("output", "FILE",
               "append one record of this run: FILE.csv (header once, then a row per run) or\n"
               "FILE.json / FILE.jsonl (JSON Lines: one object per line per run)")
-      .flag("verbose", "print every rank's block and placement, and the proxy's statistics");
+      .flag("verbose", "print the effective configuration, every rank's block and placement, and the proxy's\n"
+                       "statistics (also PROXY_VERBOSE=1)");
+  options.alias("iterations", "iters");
   options.epilog(
       "Examples:\n"
       "  mpiexec -n 2 redblack3d --mode sync  --n 128 --iters 20 --geometry 1x1x2\n"
@@ -61,8 +67,8 @@ apps::Options make_options() {
       "sync/async), the residual norm ||f - A u||_2 and the max error against the exact solution.\n"
       "Record fields: mode n nx ny nz geometry ranks threads_per_rank iters omega total_s compute_s\n"
       "comm_s wait_s comm_percent iter_ms ideal_proxy_s node_width residual error verify verified\n"
-      "max_difference proxy_placement oversubscribed placement.\n"
-      "Environment: PROXY_WAIT_POLICY=spin|spin-then-yield|block, PROXY_BIND=0, PROXY_WAIT_TIMEOUT (s).");
+      "max_difference proxy_placement progress oversubscribed placement, then the provenance (time_utc host commit\n"
+      "mpi compiler blas env load_1m placement: prov_* columns in CSV, a \"provenance\" object in JSON).");
   return options;
 }
 
@@ -71,7 +77,7 @@ apps::Options make_options() {
 redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, int& node_width) {
   redblack3d::RunSettings settings;
   settings.mode = proxy::harness::parse_mode(options.choice("mode", {"sync", "async", "mt", "proxy"}));
-  const std::vector<long long> n = apps::parse_int_list("--n", options.value("n"), 1, 1 << 20);
+  const std::vector<long long> n = apps::parse_count_list("--n", options.value("n"), 1, 1 << 20);
   if (n.size() != 1 && n.size() != 3) {
     throw apps::UsageError("--n: expected N or NX,NY,NZ, got '" + options.value("n") + "'");
   }
@@ -80,6 +86,11 @@ redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, i
   settings.omega = options.real("omega", 0.0, 2.0);
   settings.threads = static_cast<int>(options.integer("threads", 0, 4096));
   settings.verify = options.flag_set("verify");
+  if (options.has("early-bird")) {
+    settings.early_bird = options.choice("early-bird", {"on", "off"}) == "on";
+    if (settings.mode != redblack3d::Mode::proxy)
+      throw apps::UsageError("--early-bird needs --mode proxy (" + options.value("mode") + " has no proxy thread)");
+  }
   if (options.has("output")) apps::record_format_for(options.value("output"));
   node_width = options.has("node-width") ? static_cast<int>(options.integer("node-width", 1, 1 << 20)) : 0;
   if (options.has("geometry")) {
@@ -96,16 +107,64 @@ std::string grid_text(const redblack3d::Extent& e) {
   return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
 }
 
+// The --output record of a run (a default RunReport gives the columns, to check the file before the run).
+apps::RunRecord make_record(const apps::Options& options, const redblack3d::RunSettings& settings,
+                            const redblack3d::RunReport& report, double ideal, int node_width,
+                            apps::Provenance provenance) {
+  const std::string mode(proxy::harness::to_string(settings.mode));
+  const proxy::harness::Timings& t = report.timings;
+  const apps::TimingRow row = apps::TimingRow::from(mode, t, settings.iterations, ideal);
+  const std::string proxy_placement =
+      settings.mode != redblack3d::Mode::proxy || report.progress == "cooperative"  // cooperative: no proxy core
+          ? "none"
+          : (report.shared_proxy ? "shared" : "dedicated");
+  apps::RunRecord record;
+  const auto& g = settings.global;
+  record.set("mode", mode)
+      .set("n", g[0] == g[1] && g[1] == g[2] ? std::to_string(g[0]) : options.value("n"))
+      .set("nx", g[0]).set("ny", g[1]).set("nz", g[2])
+      .set("geometry", grid_text(settings.geometry))
+      .set("ranks", report.ranks)
+      .set("threads_per_rank", report.threads)
+      .set("iters", settings.iterations)
+      .set("omega", settings.omega);
+  apps::set_timing_columns(record, t);
+  record.set("comm_percent", row.comm_percent())
+      .set("iter_ms", 1000.0 * t.total_s / settings.iterations)
+      .set("ideal_proxy_s", ideal)
+      .set("node_width", node_width)
+      .set("residual", report.residual).set("error", report.error)
+      .set("verify", settings.verify).set("verified", report.verified)
+      .set("max_difference", report.comparison.max_difference)
+      .set("proxy_placement", proxy_placement)
+      .set("progress", report.progress)
+      .set("oversubscribed", report.oversubscribed)
+      .set("placement", report.placement);
+  provenance.placement = report.placement;
+  record.set_provenance(provenance);
+  return record;
+}
+
 int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = make_options();
-  if (!options.parse(argc, argv)) {
-    if (env.rank() == 0) std::cout << options.help();
+  int node_width = 0;
+  redblack3d::RunSettings settings;
+  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
+    if (!options.parse(argc, argv)) return false;
+    settings = settings_from(options, env.size(), node_width);
+    return true;
+  });
+  if (!parsed) {
+    if (env.rank() == 0) std::cout << options.answer();
     return 0;
   }
-  int node_width = 0;
-  redblack3d::RunSettings settings = settings_from(options, env.size(), node_width);
   const std::string mode = std::string(proxy::harness::to_string(settings.mode));
-  const bool verbose = options.flag_set("verbose");
+  const bool verbose = options.verbose();
+  if (options.show_config_requested() || verbose) {
+    if (env.rank() == 0) std::cout << options.show_config() << std::flush;
+    if (options.show_config_requested()) return apps::kExitSuccess;
+  }
+  apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
   if (node_width == 0) node_width = env.node().size;
 
   settings.on_placement = [&](const proxy::harness::Session& session) {
@@ -128,21 +187,31 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   };
   settings.on_comm_failure = apps::abort_on_comm_failure(kProgram, env.rank());
 
+  // Before allocating: the block (u and f with their ghost layer) and, with --verify, the serial solver's
+  // whole grid, against this rank's share of the node's memory.
+  double points = 1.0, whole = 1.0;
+  for (int d = 0; d < 3; ++d) {
+    points *= (settings.global[d] + settings.geometry[d] - 1) / settings.geometry[d] + 2.0;
+    whole *= settings.global[d] + 2.0;
+  }
+  const double bytes = sizeof(double) * (2.0 * points + (settings.verify ? 2.0 * whole : 0.0));
+  proxy::harness::check_memory(env.world(), "--n " + options.value("n"), bytes, env.node().size);
+  if (options.has("output"))  // before any computation: a bad file fails now, on every rank
+    apps::check_record_output(env.world(), options.value("output"),
+                              make_record(options, settings, redblack3d::RunReport{}, 0.0, node_width, provenance));
+
   const redblack3d::RunReport report = redblack3d::run(env, settings);
   const proxy::harness::Timings& t = report.timings;
   const double ideal = proxy::harness::is_multi_tier(settings.mode)
                            ? std::numeric_limits<double>::quiet_NaN()
                            : apps::ideal_proxy_time(t.total_s, t.comm_s, node_width);
-  const std::string proxy_placement =
-      settings.mode != redblack3d::Mode::proxy || report.progress == "cooperative"  // cooperative: no proxy core
-          ? "none"
-          : (report.shared_proxy ? "shared" : "dedicated");
-
   if (env.rank() == 0) {
     std::cout << kProgram << ": mode " << mode << ", grid " << grid_text(settings.global) << ", geometry "
               << grid_text(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
               << " x " << report.threads << " thread" << (report.threads == 1 ? "" : "s") << ", "
-              << settings.iterations << " iterations, omega " << settings.omega << "\n";
+              << settings.iterations << " iterations, omega " << settings.omega
+              << (settings.mode == redblack3d::Mode::proxy ? settings.early_bird ? ", early-bird on" : ", early-bird off" : "")
+              << "\n";
     std::cout << "placement (rank 0): " << report.placement << "\n";
     if (settings.mode == redblack3d::Mode::proxy) std::cout << "progress: " << report.progress << "\n";
     const apps::TimingRow row = apps::TimingRow::from(mode, t, settings.iterations, ideal);
@@ -161,30 +230,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     std::cout << std::flush;
 
     if (options.has("output")) {
-      apps::RunRecord record;
-      const auto& g = settings.global;
-      record.set("mode", mode)
-          .set("n", g[0] == g[1] && g[1] == g[2] ? std::to_string(g[0]) : options.value("n"))
-          .set("nx", g[0]).set("ny", g[1]).set("nz", g[2])
-          .set("geometry", grid_text(settings.geometry))
-          .set("ranks", report.ranks)
-          .set("threads_per_rank", report.threads)
-          .set("iters", settings.iterations)
-          .set("omega", settings.omega);
-      apps::set_timing_columns(record, t);
-      record.set("comm_percent", row.comm_percent())
-          .set("iter_ms", 1000.0 * t.total_s / settings.iterations)
-          .set("ideal_proxy_s", ideal)
-          .set("node_width", node_width)
-          .set("residual", report.residual).set("error", report.error)
-          .set("verify", settings.verify).set("verified", report.verified)
-          .set("max_difference", report.comparison.max_difference)
-          .set("proxy_placement", proxy_placement)
-          .set("progress", report.progress)
-          .set("oversubscribed", report.oversubscribed)
-          .set("placement", report.placement);
       try {
-        record.append_to(options.value("output"));
+        make_record(options, settings, report, ideal, node_width, provenance).append_to(options.value("output"));
       } catch (const std::exception& error) {
         std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
         return apps::kExitRunFailure;  // rank 0 only; the run itself succeeded and every rank still finalises

@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
+#include <cblas.h>
+
 #include <apps/common.hpp>
 #include <proxy/environment.hpp>
 #include <proxy/error.hpp>
+#include <proxy/harness/memory.hpp>
 #include <summa/run.hpp>
 
 namespace {
@@ -20,16 +23,16 @@ constexpr const char* kProgram = "summa";
 
 apps::Options declare_options() {
   apps::Options options(kProgram, "Distributed dgemm C = A*B (A m x k, B k x n) with SUMMA, in one of four modes.");
-  options.option("size", "N", "square problem: m = n = k = N", "1024")
+  options.option("size", "N", "square problem: m = n = k = N (K, M, G suffixes allowed, e.g. 2K)", "1024")
       .option("m", "M", "rows of A and C (overrides --size)")
       .option("n", "N", "columns of B and C (overrides --size)")
       .option("k", "K", "columns of A and rows of B (overrides --size)")
       .option("grid", "RxC", "process grid, R*C must equal the ranks; 'auto' picks the squarest", "auto")
       .option("panel", "W", "panel width along k; panels also split where they cross a block boundary", "128")
       .option("mode", "MODE",
-              "sync:  one rank per core, blocking MPI_Bcast of each panel, then dgemm\n"
+              "sync:  one rank per core, broadcast of each panel (waited for at once), then dgemm\n"
               "async: one rank per core, MPI_Ibcast of panel i+1 while panel i is multiplied\n"
-              "mt:    one rank per node, blocking broadcasts, then the node's threads multiply\n"
+              "mt:    one rank per node, broadcasts waited for at once, then the node's threads multiply\n"
               "proxy: one rank per node, the proxy thread broadcasts panel i+1 while the threads multiply i",
               "sync")
       .option("threads", "T", "compute threads per rank in mt and proxy modes; 0 = one per compute core", "0")
@@ -41,15 +44,17 @@ apps::Options declare_options() {
       .option("output", "FILE", "append a run record to FILE (.csv, or .json/.jsonl for JSON Lines)")
       .flag("verify", "recompute each rank's block of C with one dgemm and check the max relative error\n"
                       "(relative to k*max|A|*max|B|) is below 1e-12; exit 3 if not")
-      .flag("verbose", "print the placement and the proxy's statistics");
+      .flag("verbose", "print the effective configuration, the placement and the proxy's statistics\n"
+                       "(also PROXY_VERBOSE=1)");
+  options.alias("repeat", "reps");
   options.epilog(
       "Output: a table with total, compute, communication and wait times (s), the communication share, the\n"
       "per-panel times (ms) and the ideal-proxy prediction T_p = max((T - C_t)*p/(p-1), C_t) for p cores per\n"
       "node (thesis IV.B), then GFLOP/s (2mnk / total). --output records: mode, m, n, k, grid, panel, ranks,\n"
       "threads_per_rank, node_layout, panels, reps, total_s, compute_s, comm_s, wait_s, gflops,\n"
-      "ideal_proxy_s, bcast_on_node, bcast_off_node, max_rel_error, verified.\n"
-      "Environment: PROXY_WAIT_POLICY=spin|spin-then-yield|block (proxy and waits), PROXY_BIND=0 (no thread\n"
-      "binding); OpenBLAS always runs one thread per caller (mt/proxy threads own the partitioning).\n"
+      "ideal_proxy_s, bcast_on_node, bcast_off_node, max_rel_error, verified, then the provenance (time_utc,\n"
+      "host, commit, mpi, compiler, blas, env, load_1m, placement: prov_* columns in CSV, a \"provenance\"\n"
+      "object in JSON). OpenBLAS always runs one thread per caller (mt/proxy threads own the partitioning).\n"
       "Examples:\n"
       "  mpiexec -n 4 build/bin/summa --size 1024 --grid 2x2 --panel 128 --mode async --verify\n"
       "  mpiexec -n 1 build/bin/summa --m 2000 --n 1000 --k 500 --mode proxy --threads 1 --output runs.csv\n"
@@ -67,15 +72,15 @@ std::vector<int> auto_grid(int ranks) {
 
 summa::Problem problem_from(const apps::Options& options, int ranks) {
   summa::Problem p;
-  const long long size = options.integer("size", 1);
-  p.m = options.given("m") ? options.integer("m", 1) : size;
-  p.n = options.given("n") ? options.integer("n", 1) : size;
-  p.k = options.given("k") ? options.integer("k", 1) : size;
+  const long long size = options.count("size", 1);
+  p.m = options.given("m") ? options.count("m", 1) : size;
+  p.n = options.given("n") ? options.count("n", 1) : size;
+  p.k = options.given("k") ? options.count("k", 1) : size;
   const std::vector<int> grid =
       options.value("grid") == "auto" ? auto_grid(ranks) : options.geometry("grid", 2);
   p.grid_rows = grid[0];
   p.grid_cols = grid[1];
-  p.panel = static_cast<int>(options.integer("panel", 1, 1 << 30));
+  p.panel = static_cast<int>(options.count("panel", 1, 1 << 30));
   p.mode = summa::parse_mode(options.choice("mode", {"sync", "async", "mt", "proxy"}));
   p.threads = static_cast<int>(options.integer("threads", 0, 4096));
   p.reps = static_cast<int>(options.integer("reps", 1, 1000000));
@@ -115,15 +120,40 @@ apps::RunRecord make_record(const summa::Problem& p, const summa::RunResult& r, 
 
 int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = declare_options();
-  if (!options.parse(argc, argv)) {
-    if (env.rank() == 0) std::cout << options.help();
+  summa::Problem problem;
+  std::string output;
+  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
+    if (!options.parse(argc, argv)) return false;
+    problem = problem_from(options, env.size());
+    if (options.given("output")) {
+      output = options.value("output");
+      apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
+    }
+    return true;
+  });
+  if (!parsed) {
+    if (env.rank() == 0) std::cout << options.answer();
     return 0;
   }
-  const summa::Problem problem = problem_from(options, env.size());
-  std::string output;
-  if (options.given("output")) {
-    output = options.value("output");
-    apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
+  const bool verbose = options.verbose();
+  if (options.show_config_requested() || verbose) {
+    if (env.rank() == 0) std::cout << options.show_config() << std::flush;
+    if (options.show_config_requested()) return apps::kExitSuccess;
+  }
+  // Before allocating: this rank's blocks, panel buffers and (--verify) reference, against its share of
+  // the node's memory.
+  const std::string sizes = problem.m == problem.n && problem.n == problem.k
+                                ? "--size " + std::to_string(problem.m)
+                                : "--m " + std::to_string(problem.m) + " --n " + std::to_string(problem.n) +
+                                      " --k " + std::to_string(problem.k);
+  proxy::harness::check_memory(env.world(), sizes, summa::bytes_per_rank(problem), env.node().size);
+  apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
+  provenance.blas = apps::linked_library(reinterpret_cast<const void*>(&cblas_dgemm));
+  if (!output.empty()) {
+    // Before any computation: a bad file (directory, permission, another program's CSV) fails here, on
+    // every rank.
+    apps::check_record_output(env.world(), output,
+                              make_record(problem, summa::RunResult{}, env.size(), 0.0, 0.0).set_provenance(provenance));
   }
 
   const summa::RunResult result = summa::run(env, problem, apps::abort_on_comm_failure(kProgram, env.rank()));
@@ -151,7 +181,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                                              std::to_string(problem.node_cols)).c_str()
                                           : "real nodes",
                 result.broadcasts.describe().c_str());
-    if (options.flag_set("verbose") && !result.placement.empty())
+    if (verbose && !result.placement.empty())
       std::printf("placement of rank 0: %s\n", result.placement.c_str());
     if (problem.mode == summa::Mode::proxy) std::printf("progress: %s\n", result.progress.c_str());
     std::fflush(stdout);
@@ -161,10 +191,18 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     if (result.verify_ran)
       std::printf("verify: max relative error %.3e (tolerance %.0e): %s\n", result.max_rel_error,
                   summa::kVerifyTolerance, result.verified ? "OK" : "FAILED");
-    if (options.flag_set("verbose") && !result.proxy_statistics.empty())
+    if (verbose && !result.proxy_statistics.empty())
       std::printf("%s\n", result.proxy_statistics.c_str());
     std::fflush(stdout);
-    if (!output.empty()) make_record(problem, result, env.size(), gflops, ideal).append_to(output);
+    if (!output.empty()) {
+      provenance.placement = result.placement;
+      try {
+        make_record(problem, result, env.size(), gflops, ideal).set_provenance(provenance).append_to(output);
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
+        return apps::kExitRunFailure;  // rank 0 only; the run itself succeeded and every rank still finalises
+      }
+    }
   }
   return result.verify_ran && !result.verified ? apps::kExitVerificationFailed : apps::kExitSuccess;
 }

@@ -5,11 +5,14 @@
 // with the average of the per-iteration min and max over threads as counters. Compared with an OpenMP
 // array reduction (reduction(+:a[:n])) timed the same way, and copy bandwidth (memcpy vs streaming).
 // Threads: BENCH_THREADS (default: the machine's cores). Wait policy: PROXY_WAIT_POLICY (default
-// spin-then-yield).
+// spin-then-yield). --benchmark_min_time=T repeats a team benchmark's measurement until T seconds have
+// passed and reports the mean over the measurements (without it: one measurement, as Google Benchmark's
+// fixed Iterations(1) would); the reported time stays the time of one collective.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -45,6 +48,8 @@ proxy::TeamConfig team_config() {
     config.model = proxy::CollectiveModel::load(model);
   return config;
 }
+
+double g_min_time_s = 0.0;  // --benchmark_min_time, read in main()
 
 int iterations_for(std::size_t bytes) {
   return static_cast<int>(std::clamp<std::size_t>((std::size_t{64} << 20) / std::max<std::size_t>(bytes, 1), 10, 2000));
@@ -84,8 +89,25 @@ Stats measure(int p, int iterations, Op op, Dirty dirty, Barrier barrier) {
   return s;
 }
 
-void report(benchmark::State& state, const Stats& s, std::size_t bytes) {
+// measure(...) repeated until g_min_time_s of wall time has passed (at least once); the mean of the
+// measurements, and their number in `measurements`.
+template <class Op, class Dirty, class Barrier>
+Stats measure_for_min_time(int p, int iterations, Op op, Dirty dirty, Barrier barrier, int& measurements) {
+  Stats sum;
+  measurements = 0;
+  const double start = proxy::now_seconds();
+  do {
+    const Stats s = measure(p, iterations, op, dirty, barrier);
+    sum.avg += s.avg, sum.min += s.min, sum.max += s.max;
+    ++measurements;
+  } while (proxy::now_seconds() - start < g_min_time_s);
+  sum.avg /= measurements, sum.min /= measurements, sum.max /= measurements;
+  return sum;
+}
+
+void report(benchmark::State& state, const Stats& s, std::size_t bytes, int measurements = 1) {
   for (auto _ : state) state.SetIterationTime(s.avg);
+  state.counters["measurements"] = measurements;
   state.counters["avg_us"] = s.avg * 1e6;
   state.counters["min_us"] = s.min * 1e6;
   state.counters["max_us"] = s.max * 1e6;
@@ -100,12 +122,13 @@ void TeamAllreduce(benchmark::State& state, proxy::AllreduceAlgorithm algorithm)
   if (algorithm == proxy::AllreduceAlgorithm::automatic)
     state.SetLabel("model picks " + std::string(to_string(team.choose_allreduce(bytes))));
   std::vector<std::vector<double>> send(p, std::vector<double>(count)), recv = send;
-  const auto s = measure(
+  int measurements = 0;
+  const auto s = measure_for_min_time(
       p, iterations_for(bytes),
       [&](int t, int) { team.allreduce(t, send[t].data(), recv[t].data(), count, proxy::ReduceOp::sum, algorithm); },
       [&](int t, int i) { std::fill(send[t].begin(), send[t].end(), double(i + t)); },
-      [&](int t) { team.barrier(t); });
-  report(state, s, bytes);
+      [&](int t) { team.barrier(t); }, measurements);
+  report(state, s, bytes, measurements);
 }
 
 void TeamBroadcast(benchmark::State& state, proxy::BroadcastAlgorithm algorithm) {
@@ -113,11 +136,12 @@ void TeamBroadcast(benchmark::State& state, proxy::BroadcastAlgorithm algorithm)
   const int p = team_threads();
   proxy::Team team(p, team_config());
   std::vector<std::vector<char>> buffer(p, std::vector<char>(bytes));
-  const auto s = measure(
+  int measurements = 0;
+  const auto s = measure_for_min_time(
       p, iterations_for(bytes), [&](int t, int) { team.broadcast(t, buffer[t].data(), bytes, 0, algorithm); },
       [&](int t, int i) { std::fill(buffer[t].begin(), buffer[t].end(), char(i + t)); },
-      [&](int t) { team.barrier(t); });
-  report(state, s, bytes);
+      [&](int t) { team.barrier(t); }, measurements);
+  report(state, s, bytes, measurements);
 }
 
 // reduction(+:out[:n]) over p threads' arrays: each thread adds its array into its private copy, the
@@ -200,4 +224,24 @@ BENCHMARK(OpenMPArrayReduction)->Apply(sizes);
 BENCHMARK_CAPTURE(Copy, memcpy, proxy::CopyKind::memcpy)->Apply(copy_sizes);
 BENCHMARK_CAPTURE(Copy, streaming, proxy::CopyKind::streaming)->Apply(copy_sizes);
 
-BENCHMARK_MAIN();
+// BENCHMARK_MAIN with --benchmark_min_time (seconds) read first: Initialize consumes it.
+int main(int argc, char** argv) {
+  const std::string prefix = "--benchmark_min_time=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind(prefix, 0) != 0) continue;
+    char* end = nullptr;
+    const double value = std::strtod(arg.c_str() + prefix.size(), &end);
+    if (end == arg.c_str() + prefix.size() || *end != '\0' || !(value >= 0.0)) {
+      std::fprintf(stderr, "bench_team: error: --benchmark_min_time: expected seconds, got '%s'\n",
+                   arg.c_str() + prefix.size());
+      return 2;
+    }
+    g_min_time_s = value;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -79,6 +79,7 @@ apps::Options make_options() {
               "with compute threads a higher priority lets the proxy preempt a compute phase", "0")
       .option("label", "TEXT", "transport label written to every record (e.g. shm, tcp-tbf-1gbit)", "shm")
       .option("output", "FILE", "append one record per measurement: .csv, or .json/.jsonl (JSON Lines)")
+      .flag("verbose", "print the effective configuration first (also PROXY_VERBOSE=1)")
       .epilog(
           "Figures are medians over iterations, maxima over ranks. overlap_osu = max(0, 100 - 100 (T_overall - "
           "T_compute) / T_pure), also clamped at 100; overlap_imb = 100 max(0, min(1, (T_pure + T_compute - T_overall) / "
@@ -104,6 +105,7 @@ struct Settings {
   int proxy_nice = 0;
   std::string label;
   std::string output;
+  apps::Provenance provenance;  // of this launch, in every record (placement set per mode)
 };
 
 // Identical on every rank (reads only the command line, the environment and the rank count).
@@ -137,8 +139,8 @@ Settings validate(const apps::Options& options, int ranks) {
     }
     s.sizes.push_back(bytes);
   }
-  s.halo_edges = apps::parse_int_list("--halo-edge", options.value("halo-edge"), 1, 8192);
-  s.bcast_orders = apps::parse_int_list("--bcast-n", options.value("bcast-n"), 1, 1 << 16);
+  s.halo_edges = apps::parse_count_list("--halo-edge", options.value("halo-edge"), 1, 8192);
+  s.bcast_orders = apps::parse_count_list("--bcast-n", options.value("bcast-n"), 1, 1 << 16);
   s.panel = static_cast<int>(options.integer("panel", 1, 1 << 16));
   s.iterations = static_cast<int>(options.integer("iters", 1, 1 << 20));
   s.iterations_large = static_cast<int>(options.integer("iters-large", 1, 1 << 20));
@@ -199,7 +201,7 @@ void print_header() {
 }
 
 void report(const Settings& s, const std::string& mode, const Case& c, const overlap::Overlap& r, int ranks,
-            const std::string& wait_policy) {
+            const std::string& wait_policy, const std::string& placement) {
   const std::string size = c.pattern->name() == "p2p" ? human_bytes(static_cast<std::size_t>(c.size))
                                                        : std::to_string(c.size);
   std::cout << std::left << std::setw(15) << mode << std::setw(7) << c.pattern->name() << std::setw(10) << size
@@ -227,6 +229,9 @@ void report(const Settings& s, const std::string& mode, const Case& c, const ove
       .set("overlap_imb_pct", r.imb_percent())
       .set("compute_slowdown", r.slowdown())
       .set("wait_policy", wait_policy);
+  apps::Provenance provenance = s.provenance;
+  provenance.placement = placement;
+  record.set_provenance(std::move(provenance));
   record.append_to(s.output);
 }
 
@@ -255,7 +260,7 @@ void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cas
     for (auto& c : cases) {
       auto exchange = c.pattern->make_proxy(proxy);
       const auto result = overlap::measure(*exchange, sync, kernel, iterations_for(c), s.warmup);
-      if (rank == 0) report(s, mode, c, result, ranks, policy);
+      if (rank == 0) report(s, mode, c, result, ranks, policy, placement.describe());
     }
     return;
   }
@@ -263,17 +268,27 @@ void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cas
   for (auto& c : cases) {
     auto exchange = c.pattern->make_async(MPI_COMM_WORLD);
     const auto result = overlap::measure(*exchange, sync, kernel, iterations_for(c), s.warmup);
-    if (rank == 0) report(s, mode, c, result, ranks, "");
+    if (rank == 0) report(s, mode, c, result, ranks, "", "one rank per core, unbound");
   }
 }
 
 int run(proxy::Environment& environment, int argc, char** argv) {
   auto options = make_options();
-  if (!options.parse(argc, argv)) {
-    if (environment.rank() == 0) std::cout << options.help();
+  Settings settings;
+  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
+    if (!options.parse(argc, argv)) return false;
+    settings = validate(options, environment.size());
+    return true;
+  });
+  if (!parsed) {
+    if (environment.rank() == 0) std::cout << options.answer();
     return 0;
   }
-  const Settings settings = validate(options, environment.size());
+  if (options.show_config_requested() || options.verbose()) {
+    if (environment.rank() == 0) std::cout << options.show_config() << std::flush;
+    if (options.show_config_requested()) return apps::kExitSuccess;
+  }
+  settings.provenance = apps::collect_provenance();
   overlap::ComputeKernel kernel;
   kernel.calibrate();
   auto cases = make_cases(settings, MPI_COMM_WORLD);

@@ -5,10 +5,14 @@
 //   relax: per half-sweep u is read and written once and f read once: 3 x 8 bytes per point, 2 half-sweeps.
 //   copy : a[i] = b[i], 2 x 8 bytes per element.
 // Default size 320^3 (two 262 MB arrays per benchmark) is far beyond the last-level cache; --n picks
-// another. Google Benchmark flags (--benchmark_out=FILE.json, --benchmark_repetitions) pass through.
+// another. Google Benchmark flags (--benchmark_format=json, --benchmark_out=FILE.json,
+// --benchmark_repetitions, ...) pass through; the ratio table goes to stderr unless the format is console.
 #include <benchmark/benchmark.h>
 
+#include <apps/common.hpp>
+
 #include <cstdio>
+#include <iostream>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -21,6 +25,7 @@
 
 #include "redblack3d/kernel.hpp"
 #include "redblack3d/problem.hpp"
+#include "format_reporter.hpp"
 
 namespace {
 
@@ -79,10 +84,11 @@ void BM_StreamCopy(benchmark::State& state) {
 }
 
 // Prints the console table as usual and, at the end, relax/copy bandwidth per thread count.
-class RatioReporter : public benchmark::ConsoleReporter {
+class RatioReporter : public bench::FormatReporter {
  public:
+  using FormatReporter::FormatReporter;
   void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
+    FormatReporter::ReportRuns(runs);
     for (const Run& run : runs) {
       // With --benchmark_repetitions the median aggregate stands for the point; otherwise the one run.
       const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
@@ -97,14 +103,15 @@ class RatioReporter : public benchmark::ConsoleReporter {
     }
   }
   void Finalize() override {
-    ConsoleReporter::Finalize();
-    std::printf("\nrelax sweep vs STREAM-like copy, n = %d (%.0f MB per array):\n", g_n,
-                8.0 * g_n * g_n * g_n / 1e6);
+    FormatReporter::Finalize();
+    std::FILE* out = summary_stream();
+    std::fprintf(out, "\nrelax sweep vs STREAM-like copy, n = %d (%.0f MB per array):\n", g_n,
+                 8.0 * g_n * g_n * g_n / 1e6);
     for (const auto& [threads, relax] : relax_) {
       const auto copy = copy_.find(threads);
       if (copy == copy_.end()) continue;
-      std::printf("  threads %s: relax %.2f GB/s, copy %.2f GB/s, ratio %.2f\n", threads.c_str(), relax / 1e9,
-                  copy->second / 1e9, relax / copy->second);
+      std::fprintf(out, "  threads %s: relax %.2f GB/s, copy %.2f GB/s, ratio %.2f\n", threads.c_str(), relax / 1e9,
+                   copy->second / 1e9, relax / copy->second);
     }
   }
 
@@ -113,34 +120,50 @@ class RatioReporter : public benchmark::ConsoleReporter {
   std::set<std::string> medians_;               // points whose median aggregate has been seen
 };
 
-}  // namespace
+constexpr const char* kProgram = "redblack3d_bandwidth";
 
-int main(int argc, char** argv) {
-  // Our own option first (--n N); the rest goes to Google Benchmark.
-  std::vector<char*> rest{argv[0]};
+// Splits argv into Google Benchmark's flags (--benchmark_*, --v) and this program's own options.
+void split_arguments(int argc, char** argv, std::vector<char*>& ours, std::vector<char*>& theirs) {
+  ours = {argv[0]};
+  theirs = {argv[0]};
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--n") == 0 && i + 1 < argc) {
-      g_n = std::atoi(argv[++i]);
-    } else if (std::strncmp(argv[i], "--n=", 4) == 0) {
-      g_n = std::atoi(argv[i] + 4);
-    } else {
-      rest.push_back(argv[i]);
-    }
+    const std::string_view arg = argv[i];
+    (arg.starts_with("--benchmark_") || arg.starts_with("--v=") ? theirs : ours).push_back(argv[i]);
   }
-  if (g_n < 8) {
-    std::fprintf(stderr, "redblack3d_bandwidth: error: --n must be at least 8, got %d\n", g_n);
-    return 1;
+}
+
+int run(int argc, char** argv) {
+  apps::Options options(kProgram, "Relax sweep bandwidth next to a STREAM-like copy (Google Benchmark).");
+  options.option("n", "N", "grid points per dimension, at least 8 (K suffix allowed)", "320");
+  options.epilog("Google Benchmark flags pass through: --benchmark_format=console|json|csv, --benchmark_out=FILE,\n"
+                 "--benchmark_out_format, --benchmark_filter, --benchmark_min_time, --benchmark_repetitions, ...\n"
+                 "With json or csv the ratio table goes to stderr, so stdout stays valid JSON/CSV.");
+  std::vector<char*> ours, theirs;
+  split_arguments(argc, argv, ours, theirs);
+  if (!options.parse(static_cast<int>(ours.size()), ours.data())) {
+    std::cout << options.answer();
+    return apps::kExitSuccess;
+  }
+  g_n = static_cast<int>(options.count("n", 8, 1 << 14));
+  if (options.show_config_requested()) {
+    std::cout << options.show_config();
+    return apps::kExitSuccess;
   }
   const int max_threads = omp_get_num_procs();
   for (int threads = 1; threads <= max_threads; threads *= 2) {
     benchmark::RegisterBenchmark("BM_RelaxSweep", BM_RelaxSweep)->Arg(threads)->UseRealTime()->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_StreamCopy", BM_StreamCopy)->Arg(threads)->UseRealTime()->Unit(benchmark::kMillisecond);
   }
-  int count = static_cast<int>(rest.size());
-  benchmark::Initialize(&count, rest.data());
-  if (benchmark::ReportUnrecognizedArguments(count, rest.data())) return 1;
-  RatioReporter reporter;
+  int count = static_cast<int>(theirs.size());
+  RatioReporter reporter(bench::benchmark_flag(count, theirs.data(), "format", "console"),
+                         bench::benchmark_flag(count, theirs.data(), "color", "auto"));
+  benchmark::Initialize(&count, theirs.data());
+  if (benchmark::ReportUnrecognizedArguments(count, theirs.data())) return apps::kExitUsage;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
-  return 0;
+  return apps::kExitSuccess;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return apps::run_guarded(kProgram, 0, [&] { return run(argc, argv); }); }

@@ -6,10 +6,17 @@
 // tiles / openblas_mt per shape; the target is >= 0.9. Benchmark args: m, n, k. T = the online cores, or
 // SUMMA_BENCH_THREADS. Real time (UseRealTime), since the work runs on several threads. On a shared machine
 // run with --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true: ratios use the medians.
+// --size N scales the shapes (N^3, N x N x N/8, N x N x N/16, N/2 x N/2 x N/16; default 2048). Google
+// Benchmark flags pass through; with --benchmark_format=json or csv the ratio table goes to stderr.
 #include <benchmark/benchmark.h>
+
+#include <apps/common.hpp>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
+#include <utility>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -18,6 +25,7 @@
 #include "summa/blas_threads.hpp"
 #include "summa/generator.hpp"
 #include "summa/local_multiply.hpp"
+#include "format_reporter.hpp"
 
 namespace {
 
@@ -55,25 +63,29 @@ void run(benchmark::State& state, Variant variant) {
   state.counters["threads"] = variant == Variant::single_thread ? 1 : threads;
 }
 
-void shapes(benchmark::internal::Benchmark* b) {
-  b->Args({2048, 2048, 2048})->Args({2048, 2048, 256})->Args({2048, 2048, 128})->Args({1024, 1024, 128});
-  b->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.5);
+// The shapes for order n; min_time 0.5 s unless --benchmark_min_time was given (it would lose to ours).
+void register_shapes(long long n, bool min_time_given) {
+  const long long half = std::max(1LL, n / 2), eighth = std::max(1LL, n / 8), sixteenth = std::max(1LL, n / 16);
+  for (const auto& [name, variant] : {std::pair<const char*, Variant>{"run/single_thread", Variant::single_thread},
+                                      {"run/openblas_mt", Variant::openblas_mt}, {"run/tiles", Variant::tiles}}) {
+    auto* b = benchmark::RegisterBenchmark(name, [variant = variant](benchmark::State& state) { run(state, variant); });
+    b->Args({n, n, n})->Args({n, n, eighth})->Args({n, n, sixteenth})->Args({half, half, sixteenth});
+    b->UseRealTime()->Unit(benchmark::kMillisecond);
+    if (!min_time_given) b->MinTime(0.5);
+  }
 }
 
-BENCHMARK_CAPTURE(run, single_thread, Variant::single_thread)->Apply(shapes);
-BENCHMARK_CAPTURE(run, openblas_mt, Variant::openblas_mt)->Apply(shapes);
-BENCHMARK_CAPTURE(run, tiles, Variant::tiles)->Apply(shapes);
-
 // Keeps each run's GFLOP/s so that the ratio is printed from this one run.
-class RatioReporter : public benchmark::ConsoleReporter {
+class RatioReporter : public bench::FormatReporter {
  public:
+  using FormatReporter::FormatReporter;
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       const std::string name = run.benchmark_name();  // "run/tiles/2048/2048/128/min_time:.../real_time"
       const auto first = name.find('/'), second = name.find('/', first + 1);
       const std::string variant = name.substr(first + 1, second - first - 1);
       std::string shape = name.substr(second + 1);
-      shape = shape.substr(0, shape.find("/min_time"));
+      shape = shape.substr(0, std::min(shape.find("/min_time"), shape.find("/real_time")));
       // With --benchmark_repetitions the median aggregate wins over the single repetitions.
       const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
       if (run.run_type == Run::RT_Aggregate && !median) continue;
@@ -82,18 +94,20 @@ class RatioReporter : public benchmark::ConsoleReporter {
       if (median || !has_median_[shape][variant]) gflops_[shape][variant] = it->second.value;
       if (median) has_median_[shape][variant] = true;
     }
-    ConsoleReporter::ReportRuns(runs);
+    FormatReporter::ReportRuns(runs);
   }
-  void PrintRatios() const {
-    std::printf("\nthreads x single-threaded tiles vs one %d-threaded OpenBLAS call (target >= 0.9):\n", bench_threads());
+  void Finalize() override {
+    FormatReporter::Finalize();
+    std::FILE* out = summary_stream();
+    std::fprintf(out, "\nthreads x single-threaded tiles vs one %d-threaded OpenBLAS call (target >= 0.9):\n", bench_threads());
     for (const auto& [shape, by_variant] : gflops_) {
       const auto tiles = by_variant.find("tiles"), mt = by_variant.find("openblas_mt"),
                  single = by_variant.find("single_thread");
       if (tiles == by_variant.end() || mt == by_variant.end()) continue;
-      std::printf("  m/n/k %-16s tiles %7.1f GFLOP/s, openblas_mt %7.1f, ratio %.3f%s", shape.c_str(),
+      std::fprintf(out, "  m/n/k %-16s tiles %7.1f GFLOP/s, openblas_mt %7.1f, ratio %.3f%s", shape.c_str(),
                   tiles->second, mt->second, tiles->second / mt->second, tiles->second / mt->second >= 0.9 ? "" : "  (below 0.9)");
-      if (single != by_variant.end()) std::printf("; single-thread ceiling %.1f GFLOP/s", single->second);
-      std::printf("\n");
+      if (single != by_variant.end()) std::fprintf(out, "; single-thread ceiling %.1f GFLOP/s", single->second);
+      std::fprintf(out, "\n");
     }
   }
 
@@ -102,14 +116,39 @@ class RatioReporter : public benchmark::ConsoleReporter {
   std::map<std::string, std::map<std::string, bool>> has_median_;
 };
 
+constexpr const char* kProgram = "bench_summa_local_multiply";
+
+int run_program(int argc, char** argv) {
+  apps::Options options(kProgram, "Threads x single-threaded dgemm tiles vs one multi-threaded OpenBLAS call.");
+  options.option("size", "N", "matrix order of the largest shape, at least 16 (K suffix allowed)", "2048");
+  options.epilog("Google Benchmark flags pass through: --benchmark_format=console|json|csv, --benchmark_out=FILE,\n"
+                 "--benchmark_filter, --benchmark_min_time, --benchmark_repetitions, ...\n"
+                 "With json or csv the ratio table goes to stderr, so stdout stays valid JSON/CSV.");
+  std::vector<char*> ours{argv[0]}, theirs{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    (arg.starts_with("--benchmark_") || arg.starts_with("--v=") ? theirs : ours).push_back(argv[i]);
+  }
+  if (!options.parse(static_cast<int>(ours.size()), ours.data())) {
+    std::fputs(options.answer().c_str(), stdout);
+    return apps::kExitSuccess;
+  }
+  const long long n = options.count("size", 16, 1 << 15);
+  if (options.show_config_requested()) {
+    std::fputs(options.show_config().c_str(), stdout);
+    return apps::kExitSuccess;
+  }
+  int count = static_cast<int>(theirs.size());
+  register_shapes(n, bench::benchmark_flag(count, theirs.data(), "min_time", "") != "");
+  RatioReporter reporter(bench::benchmark_flag(count, theirs.data(), "format", "console"),
+                         bench::benchmark_flag(count, theirs.data(), "color", "auto"));
+  benchmark::Initialize(&count, theirs.data());
+  if (benchmark::ReportUnrecognizedArguments(count, theirs.data())) return apps::kExitUsage;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return apps::kExitSuccess;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.PrintRatios();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return apps::run_guarded(kProgram, 0, [&] { return run_program(argc, argv); }); }

@@ -1,5 +1,7 @@
 #include "redblack3d/halo.hpp"
 
+#include <vector>
+
 namespace redblack3d {
 namespace {
 
@@ -75,15 +77,21 @@ int Halo::post(Grid& u, MPI_Comm comm, std::array<MPI_Request, 12>& requests) co
   return count;
 }
 
-proxy::PlanSpec Halo::plan(Grid& u, const std::string& name) const {
+proxy::PlanSpec Halo::plan(Grid& u, const std::string& name, int marking_threads) const {
   proxy::PlanSpec spec(name);
-  for (int face = 0; face < 6; ++face) {
-    if (neighbour_[face] < 0) continue;
-    spec.recv(neighbour_[face], incoming_tag(face), u.data(), 1, recv_type_[face]);
+  std::array<std::vector<int>, 6> parts;  // empty: the transfer starts with the plan
+  if (marking_threads > 0) {
+    spec.parts(6 * marking_threads);
+    for (int face = 0; face < 6; ++face)
+      for (int thread = 0; thread < marking_threads; ++thread) parts[face].push_back(face_part(face, thread, marking_threads));
   }
   for (int face = 0; face < 6; ++face) {
     if (neighbour_[face] < 0) continue;
-    spec.send(neighbour_[face], outgoing_tag(face), u.data(), 1, send_type_[face]);
+    spec.recv_when_ready(parts[face], neighbour_[face], incoming_tag(face), u.data(), 1, recv_type_[face]);
+  }
+  for (int face = 0; face < 6; ++face) {
+    if (neighbour_[face] < 0) continue;
+    spec.send_when_ready(parts[face], neighbour_[face], outgoing_tag(face), u.data(), 1, send_type_[face]);
   }
   return spec;
 }

@@ -30,6 +30,23 @@ OverlapSplit split_inner_annulus(const Extent& local, const std::array<bool, 6>&
   return split;
 }
 
+std::vector<std::vector<int>> faces_finished_after(const OverlapSplit& split, const Extent& local,
+                                                   const std::array<bool, 6>& has_neighbour) {
+  std::vector<std::vector<int>> finished(split.annulus.size());
+  for (int face = 0; face < 6; ++face) {
+    if (!has_neighbour[face]) continue;
+    const int d = face / 2;
+    const int plane = face % 2 == 0 ? 1 : local[d];  // the interior plane next to the neighbour
+    int last = -1;
+    for (std::size_t b = 0; b < split.annulus.size(); ++b) {
+      const Box& box = split.annulus[b];
+      if (!box.empty() && box.lo[d] <= plane && plane < box.hi[d]) last = static_cast<int>(b);
+    }
+    if (last >= 0) finished[static_cast<std::size_t>(last)].push_back(face);
+  }
+  return finished;
+}
+
 namespace {
 
 // The one expression every mode evaluates per point; keep it identical in both kernels.

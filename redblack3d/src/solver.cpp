@@ -19,9 +19,14 @@ struct Reduction {
   std::array<double, 2> maxima{};   // error, max difference
   std::array<double, 2> doubles{};  // residual squares, mismatches (exact in a double up to 2^53)
 
-  void all_reduce(MPI_Comm comm) {
-    MPI_Allreduce(MPI_IN_PLACE, maxima.data(), 2, MPI_DOUBLE, MPI_MAX, comm);
-    MPI_Allreduce(MPI_IN_PLACE, doubles.data(), 2, MPI_DOUBLE, MPI_SUM, comm);
+  // Timed (the session's collective): a rank that never arrives ends the run with a diagnostic.
+  void all_reduce(proxy::harness::Session& session) {
+    session.collective("the final reduction", [this](MPI_Comm world, MPI_Request& request) {
+      MPI_Iallreduce(MPI_IN_PLACE, maxima.data(), 2, MPI_DOUBLE, MPI_MAX, world, &request);
+    });
+    session.collective("the final reduction", [this](MPI_Comm world, MPI_Request& request) {
+      MPI_Iallreduce(MPI_IN_PLACE, doubles.data(), 2, MPI_DOUBLE, MPI_SUM, world, &request);
+    });
   }
 };
 
@@ -86,7 +91,8 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   report.progress = std::string(session.progress());
   if (settings.on_placement) settings.on_placement(session);
   if (settings.on_comm_failure) session.on_comm_failure(settings.on_comm_failure);
-  if (proxy::ProxyThread* proxy = session.proxy()) plan = proxy->commit(halo.plan(block.u, "redblack3d halo"));
+  if (proxy::ProxyThread* proxy = session.proxy())
+    plan = proxy->commit(halo.plan(block.u, "redblack3d halo", settings.early_bird ? session.threads() : 0));
 
   const proxy::harness::Steps steps = make_steps(block, halo, settings.mode, settings.iterations, env.world(),
                                                  plan ? &*plan : nullptr, requests);
@@ -97,7 +103,7 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   Reduction reduction;
   reduction.maxima = {norms.error_max, comparison.max_difference};
   reduction.doubles = {norms.residual_squares, static_cast<double>(comparison.mismatches)};
-  session.on_mpi_thread([&] { reduction.all_reduce(env.world()); });
+  reduction.all_reduce(session);
   report.timings = session.slowest_rank(mine);
   if (env.rank() == 0) report.proxy_statistics = session.proxy_statistics();
 

@@ -1,7 +1,9 @@
 #include "summa/modes.hpp"
 
+#include <span>
 #include <string>
 
+#include <proxy/harness/timed_wait.hpp>
 #include <proxy/proxy_thread.hpp>
 
 namespace summa {
@@ -36,19 +38,28 @@ proxy::harness::Steps make_steps(const GridContext& grid, Operands& ops, const s
   proxy::harness::Steps steps;
   steps.count = static_cast<int>(schedule.size());
   steps.lookahead = 1;
-  steps.exchange = [&grid, &ops, &schedule](int e) {
-    const Panel& p = schedule[e];
-    MPI_Bcast(ops.panel_a(p, e % 2), ops.panel_a_count(p), MPI_DOUBLE, p.a_owner_col, grid.row_comm());
-    MPI_Bcast(ops.panel_b(p, e % 2), ops.panel_b_count(p), MPI_DOUBLE, p.b_owner_row, grid.col_comm());
-  };
+  steps.unit = "panel";
+  // sync and mt post and complete at once (no blocking MPI_Bcast: every wait has a deadline).
   steps.post = [&grid, &ops, &schedule, &state](int e) {
     const Panel& p = schedule[e];
+    state.panel = e;
     MPI_Ibcast(ops.panel_a(p, e % 2), ops.panel_a_count(p), MPI_DOUBLE, p.a_owner_col, grid.row_comm(),
                &state.requests[0]);
     MPI_Ibcast(ops.panel_b(p, e % 2), ops.panel_b_count(p), MPI_DOUBLE, p.b_owner_row, grid.col_comm(),
                &state.requests[1]);
   };
-  steps.complete = [&state] { MPI_Waitall(2, state.requests.data(), MPI_STATUSES_IGNORE); };
+  steps.complete = [&grid, &schedule, &state] {
+    const Panel& p = schedule[state.panel];
+    const GridPosition me = grid.position();
+    // The root of each broadcast: A along my grid row, B along my grid column.
+    const int roots[2] = {grid.rank_map().rank_at(me.row, p.a_owner_col), grid.rank_map().rank_at(p.b_owner_row, me.col)};
+    proxy::harness::wait_all(
+        std::span<MPI_Request>(state.requests), [&](int i) { return roots[i]; },
+        [&](int i) {
+          return std::string(i == 0 ? "the A panel along my grid row" : "the B panel along my grid column") +
+                 " (broadcast from rank " + std::to_string(roots[i]) + ") did not complete";
+        });
+  };
   // One plan per panel, committed before the clock starts: its two broadcasts (A along the row, B down
   // the column) become persistent collectives (MPI_Bcast_init; MPI_Ibcast per start where MPI lacks them),
   // so starting a panel is one queue push, with no closure allocated per panel (docs/api.md).

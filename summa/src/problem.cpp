@@ -1,6 +1,8 @@
 #include "summa/problem.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <utility>
 
 #include "summa/distribution.hpp"
 
@@ -20,6 +22,10 @@ void validate(const Problem& p, int ranks) {
   require_positive("--n", p.n);
   require_positive("--k", p.k);
   require_positive("--panel", p.panel);
+  // BLAS and MPI take int dimensions and counts.
+  for (const auto& [name, value] : {std::pair<const char*, std::int64_t>{"--m", p.m}, {"--n", p.n}, {"--k", p.k}})
+    if (value > INT_MAX)
+      throw InvalidProblem(std::string(name) + " " + std::to_string(value) + " exceeds 2147483647 (2^31-1)");
   require_positive("--reps", p.reps);
   if (p.grid_rows < 1 || p.grid_cols < 1)
     throw InvalidProblem("--grid extents must be at least 1, got '" + p.grid() + "'");
@@ -44,6 +50,18 @@ void validate(const Problem& p, int ranks) {
   if (rows * widest > INT_MAX || cols * widest > INT_MAX || rows * cols > INT_MAX)
     throw InvalidProblem("--m " + std::to_string(p.m) + " --n " + std::to_string(p.n) + " --panel " +
                          std::to_string(p.panel) + ": a block or panel exceeds 2^31-1 elements");
+}
+
+double bytes_per_rank(const Problem& p) {
+  // The largest blocks are those of grid row and column 0 (BlockDistribution gives them the remainder).
+  const double rows = static_cast<double>(BlockDistribution(p.m, p.grid_rows).size(0));
+  const double cols = static_cast<double>(BlockDistribution(p.n, p.grid_cols).size(0));
+  const double a_cols = static_cast<double>(BlockDistribution(p.k, p.grid_cols).size(0));
+  const double b_rows = static_cast<double>(BlockDistribution(p.k, p.grid_rows).size(0));
+  const double width = static_cast<double>(std::min<std::int64_t>(p.panel, p.k));
+  double doubles = rows * a_cols + b_rows * cols + rows * cols + 2.0 * width * (rows + cols);
+  if (p.verify) doubles += rows * static_cast<double>(p.k) + static_cast<double>(p.k) * cols + rows * cols;
+  return doubles * sizeof(double);
 }
 
 }  // namespace summa

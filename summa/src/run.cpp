@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include <proxy/harness/session.hpp>
@@ -64,15 +65,20 @@ RunResult run(const proxy::Environment& env, const Problem& problem,
 
   for (int rep = 0; rep < problem.reps; ++rep) {
     operands.zero_c();
-    session.on_mpi_thread([&] { MPI_Barrier(world); });  // every rank starts the clock together
-    result.repetitions.push_back(session.slowest_rank(session.run(steps)));
+    const std::string repetition = "repetition " + std::to_string(rep + 1);
+    // Every rank starts the clock together (a timed barrier: a rank that never comes ends the run).
+    session.collective("the barrier before " + repetition,
+                       [](MPI_Comm comm, MPI_Request& request) { MPI_Ibarrier(comm, &request); });
+    result.repetitions.push_back(session.slowest_rank(session.run(steps, repetition + ", ")));
   }
   result.timings = proxy::harness::mean(result.repetitions);
 
   if (problem.verify) {
     // One multi-threaded dgemm as the reference for threads x single-threaded tiles (and vice versa).
     double error = local_relative_error(grid, operands.c(), result.threads_per_rank);
-    session.on_mpi_thread([&] { MPI_Allreduce(MPI_IN_PLACE, &error, 1, MPI_DOUBLE, MPI_MAX, world); });
+    session.collective("the verification reduction", [&error](MPI_Comm comm, MPI_Request& request) {
+      MPI_Iallreduce(MPI_IN_PLACE, &error, 1, MPI_DOUBLE, MPI_MAX, comm, &request);
+    });
     result.verify_ran = true;
     result.max_rel_error = error;
     result.verified = error < kVerifyTolerance;

@@ -1,5 +1,5 @@
 // Partitioned readiness (early-bird sends) on 1-4 ranks: a send waits for its parts, starts once they are
-// ready, marking errors name plan, part and epoch, and parts may be marked by different threads (std::thread,
+// ready, a receive waiting for parts lets nothing land in its buffer before they are, marking errors name plan, part and epoch, and parts may be marked by different threads (std::thread,
 // so that ThreadSanitizer sees the hand-off; libgomp is not instrumented).
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -78,6 +78,41 @@ TEST(PartReadiness, AHeldSendHoldsItsReceiverUntilMarked) {
   proxy.ready(ticket, 0);
   proxy.wait(ticket);
   EXPECT_EQ(in, 7 + left);
+}
+
+TEST(PartReadiness, AHeldReceiveLetsNothingLandUntilItsReadersAreDone) {
+  const int rank = world_rank(), size = world_size();
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int out = 7 + rank + 100, ghost = -1;  // epoch e sends 7 + rank + 100 e
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("gated");
+  // The send leaves at start; the receive into `ghost` is posted only once part 0 is ready.
+  spec.parts(1).send(right, 0, &out, 1, MPI_INT).recv_when_ready({0}, left, 0, &ghost, 1, MPI_INT);
+  const proxy::Plan plan = proxy.commit(spec);
+  for (int epoch = 1; epoch <= 3; ++epoch) {
+    const proxy::Ticket ticket = proxy.start(plan);
+    // Every rank's message is on its way, but no receive is posted: the plan cannot complete and the
+    // ghost keeps its old value. The short timeout is the point of this check (nothing can land by luck).
+    try {
+      proxy.wait(ticket, std::chrono::milliseconds(200));
+      ADD_FAILURE() << "the plan completed before its receive's part was marked ready";
+    } catch (const proxy::TimeoutError& e) {
+      EXPECT_NE(std::string(e.what()).find("recv from rank " + std::to_string(left) + " tag 0 (4 bytes) waiting for parts 0"),
+                std::string::npos) << e.what();
+    }
+    // Another thread still reads the old ghost, then marks: the new value lands only after that read.
+    const int expected_old = epoch == 1 ? -1 : 7 + left + 100 * (epoch - 1);
+    int seen = 0;
+    std::thread reader([&] {
+      seen = ghost;
+      proxy.ready(ticket, 0);
+    });
+    proxy.wait(ticket);
+    reader.join();
+    EXPECT_EQ(seen, expected_old);
+    EXPECT_EQ(ghost, 7 + left + 100 * epoch);
+    out += 100;  // what the next epoch sends (the send completed with the wait)
+  }
 }
 
 TEST(PartReadiness, MisuseIsRefusedNamingPlanPartAndEpoch) {

@@ -85,6 +85,47 @@ TEST(Kernel, InnerAndAnnulusPartitionTheInterior) {
   }
 }
 
+// Early-bird: face F is listed after box b only when every point of F's plane (what F's send reads, and
+// the only points that read F's ghosts) lies in a box up to b, and each face with a neighbour once.
+TEST(Kernel, FacesFinishedAfterTheLastBoxTouchingThem) {
+  const Extent local{5, 6, 7};
+  for (int pattern = 0; pattern < 64; ++pattern) {
+    std::array<bool, 6> has{};
+    for (int face = 0; face < 6; ++face) has[face] = (pattern >> face) & 1;
+    const OverlapSplit split = split_inner_annulus(local, has);
+    const std::vector<std::vector<int>> finished = faces_finished_after(split, local, has);
+    ASSERT_EQ(finished.size(), split.annulus.size());
+    std::array<int, 6> listed_after{-1, -1, -1, -1, -1, -1};
+    for (std::size_t b = 0; b < finished.size(); ++b)
+      for (int face : finished[b]) {
+        EXPECT_EQ(listed_after[face], -1) << "face " << face << " listed twice, pattern " << pattern;
+        listed_after[face] = static_cast<int>(b);
+      }
+    for (int face = 0; face < 6; ++face) {
+      if (!has[face]) {
+        EXPECT_EQ(listed_after[face], -1) << "face " << face << " has no neighbour, pattern " << pattern;
+        continue;
+      }
+      ASSERT_GE(listed_after[face], 0) << "face " << face << " never finished, pattern " << pattern;
+      const int d = face / 2, plane = face % 2 == 0 ? 1 : local[d];
+      for (int k = 1; k <= local[2]; ++k)
+        for (int j = 1; j <= local[1]; ++j)
+          for (int i = 1; i <= local[0]; ++i) {
+            const Extent p{i, j, k};
+            if (p[d] != plane) continue;
+            int owner = -1;
+            for (std::size_t b = 0; b < split.annulus.size(); ++b) {
+              const Box& box = split.annulus[b];
+              if (box.lo[0] <= i && i < box.hi[0] && box.lo[1] <= j && j < box.hi[1] && box.lo[2] <= k && k < box.hi[2])
+                owner = static_cast<int>(b);
+            }
+            ASSERT_GE(owner, 0) << "point of face " << face << " outside the annulus, pattern " << pattern;
+            ASSERT_LE(owner, listed_after[face]) << "face " << face << " listed before its box " << owner;
+          }
+    }
+  }
+}
+
 Grid random_grid(const Extent& n, unsigned seed) {
   Grid g(n);
   std::mt19937_64 random(seed);

@@ -1,13 +1,49 @@
 #include "apps/options.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
+#include <array>
 #include <cassert>
+#include <cstdlib>
+#include <memory>
 #include <sstream>
 
+#include <proxy/version.hpp>
+
+#include "apps/environment_variables.hpp"
 #include "apps/parse.hpp"
 #include "apps/usage_error.hpp"
 
 namespace apps {
+namespace {
+
+// Options every program has; declared after the program's own so that --help lists them last.
+constexpr std::string_view kVersion = "version";
+constexpr std::string_view kShowConfig = "show-config";
+
+// CLI11's layout with the project's wording: "usage: NAME [options]", "-h, --help", the summary on top.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    return "usage: " + name + " [options]\n" + app->get_description() + "\n";
+  }
+  std::string make_description(const CLI::App*) const override { return ""; }
+  std::string make_option_name(const CLI::Option* option, bool positional) const override {
+    std::string name = CLI::Formatter::make_option_name(option, positional);
+    for (std::size_t comma = name.find(','); comma != std::string::npos; comma = name.find(',', comma + 2))
+      name.replace(comma, 1, ", ");
+    return name;
+  }
+  std::string make_footer(const CLI::App* app) const override { return app->get_footer(); }
+};
+
+std::string help_text(const std::string& help, const std::optional<std::string>& default_value) {
+  if (!default_value) return help;
+  return help + " (default: " + (default_value->empty() ? "none" : *default_value) + ")";
+}
+
+}  // namespace
 
 Options::Options(std::string program, std::string summary)
     : program_(std::move(program)), summary_(std::move(summary)) {}
@@ -26,6 +62,12 @@ Options& Options::flag(std::string name, std::string help) {
   return *this;
 }
 
+Options& Options::alias(std::string old_name, std::string name) {
+  assert(find(name) != nullptr && find(old_name) == nullptr && "alias of an undeclared option");
+  aliases_.emplace_back(std::move(old_name), std::move(name));
+  return *this;
+}
+
 Options& Options::epilog(std::string text) {
   epilog_ = std::move(text);
   return *this;
@@ -36,40 +78,89 @@ Options::Spec* Options::find(std::string_view name) {
   return it == specs_.end() ? nullptr : &*it;
 }
 
-const Options::Spec& Options::spec(std::string_view name) const {
+const Options::Spec* Options::find(std::string_view name) const {
   const auto it = std::find_if(specs_.begin(), specs_.end(), [&](const Spec& s) { return s.name == name; });
-  assert(it != specs_.end() && "option not declared");
-  return *it;
+  return it == specs_.end() ? nullptr : &*it;
+}
+
+const Options::Spec& Options::spec(std::string_view name) const {
+  const Spec* s = find(name);
+  assert(s != nullptr && "option not declared");
+  return *s;
+}
+
+std::vector<std::string> Options::normalised(int argc, const char* const* argv) const {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.starts_with("--") && arg.size() > 2) {
+      const std::size_t eq = arg.find('=');
+      std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      for (const auto& [old_name, declared] : aliases_) {
+        if (name == old_name) {
+          arg = "--" + declared + (eq == std::string::npos ? "" : arg.substr(eq));
+          name = declared;
+        }
+      }
+      const Spec* s = find(name);
+      const bool builtin_flag = name == kVersion || name == kShowConfig;
+      if ((builtin_flag || (s != nullptr && s->is_flag)) && eq != std::string::npos)
+        throw UsageError("option --" + name + " takes no value, got '" + arg.substr(eq + 1) + "'");
+      // The next word is this option's value, whatever it looks like: copy it without looking at it.
+      if (s != nullptr && !s->is_flag && eq == std::string::npos && i + 1 < argc) {
+        args.push_back(std::move(arg));
+        arg = argv[++i];
+      }
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
 }
 
 bool Options::parse(int argc, const char* const* argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") return false;
-    if (!arg.starts_with("--") || arg.size() == 2) {
-      throw UsageError("unexpected argument '" + std::string(arg) + "' (options start with --; see --help)");
-    }
-    std::string_view name = arg.substr(2);
-    std::optional<std::string> inline_value;
-    if (const auto eq = name.find('='); eq != std::string_view::npos) {
-      inline_value = std::string(name.substr(eq + 1));
-      name = name.substr(0, eq);
-    }
-    Spec* s = find(name);
-    if (s == nullptr) throw UsageError("unknown option '--" + std::string(name) + "' (see --help)");
-    if (s->seen) throw UsageError("option --" + s->name + " given twice");
-    s->seen = true;
-    if (s->is_flag) {
-      if (inline_value) throw UsageError("option --" + s->name + " takes no value, got '" + *inline_value + "'");
-      continue;
-    }
-    if (inline_value) {
-      s->given = std::move(inline_value);
-    } else {
-      if (i + 1 >= argc) throw UsageError("option --" + s->name + " needs a value (" + s->value_name + ")");
-      s->given = argv[++i];
-    }
+  std::vector<std::string> args = normalised(argc, argv);
+  CLI::App app(summary_, program_);
+  app.allow_extras();  // reported below in the project's words
+  app.set_help_flag("-h,--help", "print this help and exit");
+  std::vector<std::pair<Spec*, CLI::Option*>> declared;
+  for (Spec& s : specs_) {
+    CLI::Option* o = s.is_flag ? app.add_flag("--" + s.name) : app.add_option("--" + s.name)->type_name(s.value_name);
+    if (!s.is_flag) o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false);
+    declared.emplace_back(&s, o);
   }
+  CLI::Option* version = app.add_flag("--" + std::string(kVersion));
+  CLI::Option* show_config = app.add_flag("--" + std::string(kShowConfig));
+
+  std::reverse(args.begin(), args.end());  // CLI11 takes the words last first
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    answer_ = help();
+    return false;
+  } catch (const CLI::ArgumentMismatch& error) {
+    // "--iters: 1 required K missing": the option is the word before the colon.
+    const std::string what = error.what();
+    const Spec* s = what.starts_with("--") ? find(what.substr(2, what.find(':') - 2)) : nullptr;
+    if (s != nullptr) throw UsageError("option --" + s->name + " needs a value (" + s->value_name + ")");
+    throw UsageError(what);
+  } catch (const CLI::ParseError& error) {
+    throw UsageError(error.what());
+  }
+  for (const std::string& extra : app.remaining()) {
+    if (extra.starts_with("--") && extra.size() > 2)
+      throw UsageError("unknown option '" + extra.substr(0, extra.find('=')) + "' (see --help)");
+    throw UsageError("unexpected argument '" + extra + "' (options start with --; see --help)");
+  }
+  for (auto& [s, o] : declared) {
+    if (o->count() > 1) throw UsageError("option --" + s->name + " given twice");
+    s->seen = o->count() == 1;
+    if (s->seen && !s->is_flag) s->given = o->results().back();
+  }
+  if (version->count() > 0) {
+    answer_ = this->version();
+    return false;
+  }
+  show_config_ = show_config->count() > 0;
   return true;
 }
 
@@ -99,6 +190,10 @@ double Options::real(std::string_view name, double min, double max) const {
 
 std::size_t Options::size(std::string_view name) const { return parse_size("--" + std::string(name), value(name)); }
 
+long long Options::count(std::string_view name, long long min, long long max) const {
+  return parse_count("--" + std::string(name), value(name), min, max);
+}
+
 std::vector<int> Options::geometry(std::string_view name, int dimensions) const {
   return parse_geometry("--" + std::string(name), value(name), dimensions);
 }
@@ -107,35 +202,74 @@ std::string Options::choice(std::string_view name, const std::vector<std::string
   return parse_choice("--" + std::string(name), value(name), choices);
 }
 
-std::string Options::help() const {
-  std::ostringstream out;
-  out << "usage: " << program_ << " [options]\n" << summary_ << "\n\noptions:\n";
-  const std::string help_left = "  -h, --help";
-  std::vector<std::string> left;
-  std::size_t width = help_left.size();
+bool Options::verbose() const {
+  const Spec* s = find("verbose");
+  return (s != nullptr && s->seen) || verbose_from_environment();
+}
+
+std::string Options::show_config() const {
+  std::vector<std::array<std::string, 3>> rows;  // setting, value, source
   for (const Spec& s : specs_) {
-    left.push_back("  --" + s.name + (s.is_flag ? "" : " " + s.value_name));
-    width = std::max(width, left.back().size());
-  }
-  out << help_left << std::string(width - help_left.size() + 2, ' ') << "print this help and exit\n";
-  for (std::size_t i = 0; i < specs_.size(); ++i) {
-    const Spec& s = specs_[i];
-    out << left[i] << std::string(width - left[i].size() + 2, ' ');
-    // Continuation lines of a multi-line help text line up under its first line.
-    std::string text = s.help;
-    if (s.default_value) text += " (default: " + (s.default_value->empty() ? "none" : *s.default_value) + ")";
-    std::size_t begin = 0;
-    while (true) {
-      const std::size_t nl = text.find('\n', begin);
-      out << text.substr(begin, nl == std::string::npos ? std::string::npos : nl - begin) << '\n';
-      if (nl == std::string::npos) break;
-      begin = nl + 1;
-      out << std::string(width + 2, ' ');
+    if (s.is_flag) {
+      rows.push_back({"--" + s.name, s.seen ? "true" : "false", s.seen ? "option" : "default"});
+    } else {
+      const std::string value = s.given ? *s.given : s.default_value ? *s.default_value : "(none)";
+      rows.push_back({"--" + s.name, value, s.given ? "option" : "default"});
     }
   }
-  out << "Options take their value as '--key value' or '--key=value'.\n";
-  if (!epilog_.empty()) out << '\n' << epilog_ << (epilog_.ends_with('\n') ? "" : "\n");
-  return out.str();
+  const auto settings = proxy_and_omp_settings();
+  auto set_in_environment = [&](std::string_view name) {
+    return std::find_if(settings.begin(), settings.end(), [&](const auto& kv) { return kv.first == name; });
+  };
+  for (const EnvironmentVariable& v : proxy_environment_variables()) {
+    const auto it = set_in_environment(v.name);
+    rows.push_back({std::string(v.name), it != settings.end() ? it->second : std::string(v.default_value),
+                    it != settings.end() ? "environment" : "default"});
+  }
+  for (const auto& [name, value] : settings) {
+    const auto& known = proxy_environment_variables();
+    if (std::none_of(known.begin(), known.end(), [&](const auto& v) { return v.name == name; }))
+      rows.push_back({name, value, name.starts_with("PROXY_") ? "environment (unknown to this version)" : "environment"});
+  }
+  std::size_t width[2] = {0, 0};
+  for (const auto& row : rows)
+    for (int c = 0; c < 2; ++c) width[c] = std::max(width[c], row[c].size());
+  std::string text = program_ + ": effective configuration (setting, value, source)\n";
+  for (const auto& row : rows) {
+    text += "  " + row[0] + std::string(width[0] - row[0].size() + 2, ' ') + row[1] +
+            std::string(width[1] - row[1].size() + 2, ' ') + row[2] + "\n";
+  }
+  return text;
+}
+
+std::string Options::version() const { return program_ + " (proxy) " + PROXY_VERSION_STRING + "\n"; }
+
+std::string Options::help() const {
+  CLI::App app(summary_, program_);
+  auto formatter = std::make_shared<HelpFormatter>();
+  std::size_t width = 4 + kShowConfig.size();  // "  --show-config", the longest built-in
+  for (const Spec& s : specs_) width = std::max(width, 4 + s.name.size() + (s.is_flag ? 0 : 1 + s.value_name.size()));
+  formatter->column_width(width + 2);
+  app.formatter(formatter);
+  app.set_help_flag("-h,--help", "print this help and exit");
+  for (const Spec& s : specs_) {
+    const std::string text = help_text(s.help, s.default_value);
+    if (s.is_flag) {
+      app.add_flag("--" + s.name)->description(text);
+    } else {
+      app.add_option("--" + s.name, text)->type_name(s.value_name);
+    }
+  }
+  app.add_flag("--" + std::string(kVersion))
+      ->description("print \"" + program_ + " (proxy) " + PROXY_VERSION_STRING + "\" and exit");
+  app.add_flag("--" + std::string(kShowConfig))
+      ->description("print every effective setting (options, PROXY_*, OMP_*) with its source and exit");
+  std::string footer = "Options take their value as '--key value' or '--key=value'; lists are comma-separated;\n"
+                       "sizes and counts accept K, M, G (powers of 1024).\n";
+  if (!epilog_.empty()) footer += "\n" + epilog_ + (epilog_.ends_with('\n') ? "" : "\n");
+  footer += "\n" + environment_help();
+  app.footer(footer);
+  return app.help();
 }
 
 }  // namespace apps

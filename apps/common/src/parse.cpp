@@ -84,6 +84,43 @@ std::size_t parse_size(std::string_view option, std::string_view text) {
   return static_cast<std::size_t>(value) << shift;
 }
 
+namespace {
+
+// Parses all of text as an integer with an optional K/M/G suffix (powers of 1024), or returns false.
+bool to_count(std::string_view text, long long& value) {
+  int shift = 0;
+  if (!text.empty()) {
+    const char last = text.back();
+    shift = last == 'K' || last == 'k' ? 10 : last == 'M' ? 20 : last == 'G' ? 30 : 0;
+    if (shift != 0) text.remove_suffix(1);
+  }
+  if (!to_integer(text, value)) return false;
+  if (value > (std::numeric_limits<long long>::max() >> shift) || value < (std::numeric_limits<long long>::min() >> shift))
+    return false;
+  value *= 1LL << shift;
+  return true;
+}
+
+}  // namespace
+
+long long parse_count(std::string_view option, std::string_view text, long long min, long long max) {
+  long long value = 0;
+  if (!to_count(text, value)) fail(option, "expected an integer (suffixes K, M, G allowed)", text);
+  check_range(option, text, value, min, max);
+  return value;
+}
+
+std::vector<long long> parse_count_list(std::string_view option, std::string_view text, long long min, long long max) {
+  std::vector<long long> values;
+  for (const auto& item : parse_list(option, text)) {
+    long long value = 0;
+    if (!to_count(item, value)) fail(option, "expected comma-separated integers (suffixes K, M, G allowed)", text);
+    check_range(option, text, value, min, max);
+    values.push_back(value);
+  }
+  return values;
+}
+
 std::vector<std::string> parse_list(std::string_view option, std::string_view text) {
   std::vector<std::string> items;
   std::size_t begin = 0;

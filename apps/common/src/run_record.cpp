@@ -1,10 +1,16 @@
 #include "apps/run_record.hpp"
 
+#include <cerrno>
 #include <charconv>
-#include <cstdio>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "apps/usage_error.hpp"
 
@@ -63,6 +69,23 @@ struct JsonValue {
   std::string operator()(bool v) const { return v ? "true" : "false"; }
 };
 
+// An exclusive advisory lock (flock) on an open file, released on destruction. Runs that append records
+// take it, so their lines never interleave and exactly one of them writes a new CSV's header.
+class FileLock {
+ public:
+  explicit FileLock(int fd) : fd_(fd) {
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) break;  // no locking on this file system: still one write(2) per record
+    }
+  }
+  ~FileLock() { ::close(fd_); }  // closing releases the lock
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 }  // namespace
 
 RecordFormat record_format_for(std::string_view path) {
@@ -88,6 +111,9 @@ std::string RunRecord::csv_header() const {
     if (i > 0) line += ',';
     line += csv_escape(fields_[i].first);
   }
+  if (provenance_) {
+    for (const auto& [name, value] : provenance_->flat()) line += "," + name;
+  }
   return line;
 }
 
@@ -96,6 +122,9 @@ std::string RunRecord::csv_row() const {
   for (std::size_t i = 0; i < fields_.size(); ++i) {
     if (i > 0) line += ',';
     line += std::visit(CsvValue{}, fields_[i].second);
+  }
+  if (provenance_) {
+    for (const auto& [name, value] : provenance_->flat()) line += "," + csv_escape(value);
   }
   return line;
 }
@@ -108,32 +137,44 @@ std::string RunRecord::json() const {
     line += ':';
     line += std::visit(JsonValue{}, fields_[i].second);
   }
+  if (provenance_) line += std::string(fields_.empty() ? "" : ",") + "\"provenance\":" + provenance_->json();
   return line + "}";
 }
 
 void RunRecord::append_to(const std::string& path) const {
   const RecordFormat format = record_format_for(path);
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) throw std::runtime_error("cannot open '" + path + "' for the run record: " + std::strerror(errno));
+  // Held until close: concurrent runs appending to one file take turns, and the first writes the header.
+  const FileLock lock(fd);
+  struct stat info{};
+  if (::fstat(fd, &info) != 0) throw std::runtime_error("cannot read '" + path + "': " + std::strerror(errno));
   std::string text;
   if (format == RecordFormat::csv) {
-    std::string existing_header;
-    {
-      std::ifstream in(path);
-      if (in) std::getline(in, existing_header);
+    const std::string header = csv_header();
+    if (info.st_size == 0) {
+      text.append(header).push_back('\n');
+    } else {
+      std::string existing(header.size() + 1, '\0');
+      const ssize_t got = ::pread(fd, existing.data(), existing.size(), 0);
+      existing.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+      if (existing.size() != header.size() + 1 || existing.back() != '\n' || existing.compare(0, header.size(), header) != 0)
+        throw std::runtime_error("cannot append to '" + path + "': its CSV header differs from this run's fields (" +
+                                 header + ")");
     }
-    if (existing_header.empty()) {
-      text = csv_header() + "\n";
-    } else if (existing_header != csv_header()) {
-      throw std::runtime_error("cannot append to '" + path + "': its CSV header differs from this run's fields (" +
-                               csv_header() + ")");
-    }
-    text += csv_row() + "\n";
+    text.append(csv_row()).push_back('\n');
   } else {
-    text = json() + "\n";
+    char last = '\n';  // a last line without its newline (a torn or hand-edited file) gets one first
+    if (info.st_size > 0 && ::pread(fd, &last, 1, info.st_size - 1) == 1 && last != '\n') text.push_back('\n');
+    text.append(json()).push_back('\n');
   }
-  std::ofstream out(path, std::ios::app);
-  out << text;
-  out.flush();
-  if (!out) throw std::runtime_error("cannot write run record to '" + path + "'");
+  // One write(2) of whole lines with O_APPEND: a killed run leaves the record out, never half of it.
+  const ssize_t written = ::write(fd, text.data(), text.size());
+  if (written != static_cast<ssize_t>(text.size())) {
+    const std::string why = written < 0 ? std::strerror(errno) : "short write (disk full?)";
+    if (written > 0) (void)::ftruncate(fd, info.st_size);  // take the partial line back
+    throw std::runtime_error("cannot write run record to '" + path + "': " + why);
+  }
 }
 
 }  // namespace apps

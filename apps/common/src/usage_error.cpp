@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+
 namespace apps {
 
 int report_usage_error(std::string_view program, int rank, const std::exception& error) {

@@ -96,6 +96,13 @@ PlanSpec& PlanSpec::send_when_ready(std::vector<int> parts, int peer, int tag, c
   return *this;
 }
 
+PlanSpec& PlanSpec::recv_when_ready(std::vector<int> parts, int peer, int tag, void* buffer, int count,
+                                    MPI_Datatype type) {
+  recv(peer, tag, buffer, count, type);
+  transfers_.back().parts = std::move(parts);
+  return *this;
+}
+
 const std::string& Plan::name() const {
   if (!owner_) throw Error("empty Plan handle");
   return owner_->operation->name();
@@ -130,7 +137,6 @@ void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound) {
     const bool packed = t.pack || t.unpack;
     if (!packed && t.count > 0 && t.buffer == nullptr) throw Error(item + "has a null buffer for count " + std::to_string(t.count));
     if (!packed && t.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");
-    if (!t.parts.empty() && t.direction != Transfer::Direction::send) throw Error(item + "is a receive waiting for parts");
     for (std::size_t j = 0; j < t.parts.size(); ++j) {
       if (t.parts[j] < 0 || t.parts[j] >= spec.part_count())
         throw Error(item + "waits for part " + std::to_string(t.parts[j]) + ", outside [0, " +
@@ -241,7 +247,7 @@ void PlanOperation::start(std::uint64_t epoch) {
     if (code != MPI_SUCCESS) throw CommError(label(), -1, epoch, "MPI_Startall failed: " + mpi_error_string(code));
     return;
   }
-  // One by one, in spec order (transfers, then collectives, the same order on every rank); sends waiting
+  // One by one, in spec order (transfers, then collectives, the same order on every rank); transfers waiting
   // for parts are held until progress() finds their parts ready.
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     Slot& slot = *slots_[i];
@@ -336,7 +342,7 @@ void PlanOperation::test_one_by_one() {
 }
 
 void PlanOperation::cancel() noexcept {
-  // Collectives cannot be cancelled (MPI forbids it); held sends were never started.
+  // Collectives cannot be cancelled (MPI forbids it); held transfers were never started.
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     const Slot& slot = *slots_[i];
     if (!slot.done.load(std::memory_order_relaxed) && !slot.collective && !slot.held.load(std::memory_order_relaxed) &&

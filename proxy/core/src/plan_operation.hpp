@@ -84,10 +84,10 @@ class PlanOperation final : public Operation {
     MPI_Comm collective_comm = MPI_COMM_NULL;
     int collective_size = 0;
     bool persistent = true;          // false: a non-blocking collective posted every epoch
-    std::atomic<bool> held{false};   // a send_when_ready() transfer whose parts are not all ready yet
+    std::atomic<bool> held{false};   // a transfer *_when_ready() whose parts are not all ready yet
   };
   void start_slot(std::size_t index);  // pack (if packed) and start one request
-  void start_ready_sends();            // start the held sends whose parts are now all ready
+  void start_ready_sends();            // start the held transfers whose parts are now all ready
   void test_one_by_one();              // MPI_Test each outstanding request (plans with collectives)
   std::string describe_slot(const Slot& slot) const;
   MPI_Comm comm_;

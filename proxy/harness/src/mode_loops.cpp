@@ -1,13 +1,20 @@
 // The four mode loops of Session::run (mode.hpp, steps.hpp), each timing its master thread by the one
 // definition of timings.hpp: every interval of the loop is charged to exactly one of compute and comm
 // (wait is a part of comm), so what is left (other) is loop overhead and never negative.
+// A communication failure (a timed wait that expired, a proxy CommError) leaves a loop with `at` set to
+// the step it happened in; Session::run names the mode and that step in the RunError it raises.
+#include <algorithm>
 #include <chrono>
+#include <string>
 #include <exception>
 
 #include <omp.h>
 
 #include "proxy/error.hpp"
 #include "proxy/harness/session.hpp"
+#include "proxy/harness/timed_wait.hpp"
+
+#include "early_bird_loop.hpp"
 
 namespace proxy::harness {
 namespace {
@@ -39,10 +46,11 @@ void compute(const Steps& steps, int s, Team team) {
   if (steps.compute_boundary) steps.compute_boundary(s, team);
 }
 
-Timings run_sync(const Steps& steps) {
+Timings run_sync(const Steps& steps, int& at) {
   Timings t;
   const double begin = now();
   for (int s = 0; s < steps.count; ++s) {
+    at = s;
     exchange_timed(steps, s, t);
     const double compute_start = now();
     compute(steps, s, Team{});
@@ -52,11 +60,12 @@ Timings run_sync(const Steps& steps) {
   return t;
 }
 
-Timings run_async(const Steps& steps) {
+Timings run_async(const Steps& steps, int& at) {
   Timings t;
   const double begin = now();
   for (int e = 0; e < steps.lookahead && e < steps.count; ++e) exchange_timed(steps, e, t);
   for (int s = 0; s < steps.count; ++s) {
+    at = s;
     const int e = s + steps.lookahead;
     const bool posting = e < steps.count;
     const double post_start = now();
@@ -76,8 +85,11 @@ Timings run_async(const Steps& steps) {
   return t;
 }
 
-Timings run_mt(const Steps& steps, int threads) {
-  Timings t;  // the master's
+// Rethrows the master's failure after the team has left its parallel region.
+Timings run_mt(const Steps& steps, int threads, int& at) {
+  Timings t;                   // the master's
+  std::exception_ptr failure;  // set by the master, read by all after a barrier
+  bool failed = false;
   const double begin = now();
 #pragma omp parallel num_threads(threads)
   {
@@ -86,10 +98,17 @@ Timings run_mt(const Steps& steps, int threads) {
       double exchanged = 0.0;
 #pragma omp master
       {
-        exchange_timed(steps, s, t);
+        at = s;
+        try {
+          exchange_timed(steps, s, t);
+        } catch (...) {
+          failure = std::current_exception();
+          failed = true;
+        }
         exchanged = now();
       }
 #pragma omp barrier
+      if (failed) break;  // read between two barriers: every thread sees the same value and all leave together
       const double compute_start = now();
 #pragma omp master
       {
@@ -104,11 +123,13 @@ Timings run_mt(const Steps& steps, int threads) {
     }
   }
   t.total_s = now() - begin;
+  if (failure) std::rethrow_exception(failure);
   return t;
 }
 
 // Rethrows the proxy's CommError / TimeoutError after the team has left its parallel region.
-Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads) {
+Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) {
+  if (steps.ready_parts > 0) return run_proxy_early_bird(steps, proxy, threads, at);  // early_bird_loop.cpp
   Timings t;                   // the master's
   std::exception_ptr failure;  // set by the master, read by all after a barrier
   bool failed = false;
@@ -128,7 +149,7 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads) {
   }
 #pragma omp parallel num_threads(threads)
   {
-    const Team team{omp_get_thread_num(), omp_get_num_threads(), &proxy};
+    const Team team{omp_get_thread_num(), omp_get_num_threads(), nullptr, &proxy};
     bool stop = failed;  // this thread's copy of `failed`, taken between two barriers
     for (int s = 0; s < steps.count && !stop; ++s) {
       double inner_start = 0.0, wait_end = 0.0;  // master's
@@ -136,6 +157,7 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads) {
       const int e = s + steps.lookahead;
 #pragma omp master
       {
+        at = s;
         const double start = now();
         try {
           if (e < steps.count) ticket = steps.start_on_proxy(proxy, e);
@@ -177,18 +199,21 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads) {
 
 }  // namespace
 
-Timings Session::run(const Steps& steps) {
-  switch (mode_) {
-    case Mode::sync: return run_sync(steps);
-    case Mode::async: return run_async(steps);
-    case Mode::mt: return run_mt(steps, placement_.threads);
-    case Mode::proxy: break;
-  }
+Timings Session::run(const Steps& steps, std::string_view context) {
+  int at = 0;
   try {
-    return run_proxy(steps, *proxy_, placement_.threads);
-  } catch (const CommError&) {
-    fail(std::current_exception());
+    switch (mode_) {
+      case Mode::sync: return run_sync(steps, at);
+      case Mode::async: return run_async(steps, at);
+      case Mode::mt: return run_mt(steps, placement_.threads, at);
+      case Mode::proxy: return run_proxy(steps, *proxy_, placement_.threads, at);
+    }
+  } catch (const CommError& error) {
+    const std::string where = std::string(context) + steps.unit + " " +
+                              std::to_string(at / std::max(steps.steps_per_unit, 1) + 1);
+    fail(std::make_exception_ptr(RunError(mode_, where, env_.rank(), error)));
   }
+  return {};
 }
 
 }  // namespace proxy::harness

@@ -42,6 +42,13 @@ struct OverlapSplit {
 };
 OverlapSplit split_inner_annulus(const Extent& local, const std::array<bool, 6>& has_neighbour);
 
+// Early-bird (proxy mode): for each annulus box, in order, the faces (0..5, with a neighbour) whose plane
+// no later box touches. Relaxing the boxes in order, a thread is done with face F's plane (its sends' data
+// and the only reader of F's ghosts) once it has relaxed box b with F in entry b; every such face is in
+// exactly one entry.
+std::vector<std::vector<int>> faces_finished_after(const OverlapSplit& split, const Extent& local,
+                                                   const std::array<bool, 6>& has_neighbour);
+
 void relax_ref(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Extent& offset, const Box& box);
 // between_planes, when set, is called by each thread as its rows enter a new plane (proxy mode's progress
 // point: it moves the exchange in flight along while the sweep runs).

@@ -25,6 +25,9 @@ struct RunSettings {
   int threads = 0;  // compute threads per rank in mt/proxy; 0 = one per compute core of the rank's slice
   double omega = 1.0;
   bool verify = false;  // also run the serial solver (whole grid, on every rank) and compare bitwise
+  // Proxy mode: each face's ghost exchange leaves as soon as the threads have relaxed that face, instead of
+  // after the team's barrier (modes.hpp, docs/api.md "Partitioned readiness"). Ignored in other modes.
+  bool early_bird = true;
   // Called on every rank once the placement is known, before the iterations (the session's flags are
   // OR-ed over all ranks, so rank 0 can print one notice for the job).
   std::function<void(const proxy::harness::Session& session)> on_placement;

@@ -43,4 +43,8 @@ struct Problem {
 // Throws InvalidProblem unless the problem can run on `ranks` ranks.
 void validate(const Problem& problem, int ranks);
 
+// Bytes the largest rank allocates for `problem` (blocks of A, B and C, two panel buffers each for A and
+// B, and with verify the reference's A rows, B columns and C block): for a memory check before the run.
+double bytes_per_rank(const Problem& problem);
+
 }  // namespace summa

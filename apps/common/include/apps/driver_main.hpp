@@ -8,24 +8,34 @@
 #include <cstdio>
 #include <exception>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <proxy/environment.hpp>
+#include <proxy/harness/timed_wait.hpp>
 
 #include "apps/exit_codes.hpp"
 #include "apps/usage_error.hpp"
 
 namespace apps {
 
+// "<program>: error: <what>" as one line, then the whole job ends with `code`. Environment::abort writes
+// the line whole and gives the launcher a moment to forward it before MPI_Abort (issue 15: a lost message).
+[[noreturn]] inline void abort_with(std::string_view program, const std::string& what, int code) {
+  proxy::Environment::abort(std::string(program) + ": error: " + what, code);
+}
+
 // A Session's communication-failure handler for drivers: prints "<program>: error: communication failed
 // on rank R: <what>" and ends the whole job with exit 1 while the proxy thread still runs (unwinding
-// first would wait for a proxy that may never drain).
+// first would wait for a proxy that may never drain). A harness RunError already names the mode, the
+// step and the rank: "<program>: error: mode sync, iteration 3, rank 0: no message from rank 1 after
+// 3.0 s (PROXY_WAIT_TIMEOUT)".
 inline auto abort_on_comm_failure(std::string_view program, int rank) {
   return [program, rank](const std::exception& error) {
-    std::fprintf(stderr, "%.*s: error: communication failed on rank %d: %s\n", static_cast<int>(program.size()),
-                 program.data(), rank, error.what());
-    std::fflush(stderr);
-    proxy::Environment::abort(kExitRunFailure);
+    if (dynamic_cast<const proxy::harness::RunError*>(&error) != nullptr)
+      abort_with(program, error.what(), kExitRunFailure);
+    abort_with(program, "communication failed on rank " + std::to_string(rank) + ": " + error.what(),
+               kExitRunFailure);
   };
 }
 
@@ -42,10 +52,10 @@ int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
   }
   try {
     return run_guarded(program, env->rank(), [&] { return body(*env); });
+  } catch (const proxy::harness::RunError& error) {  // names its rank already
+    abort_with(program, error.what(), kExitRunFailure);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "%.*s: error: rank %d: %s\n", name_length, program.data(), env->rank(), error.what());
-    std::fflush(stderr);
-    proxy::Environment::abort(kExitRunFailure);
+    abort_with(program, "rank " + std::to_string(env->rank()) + ": " + error.what(), kExitRunFailure);
   }
 }
 

@@ -17,6 +17,13 @@ long long parse_int(std::string_view option, std::string_view text, long long mi
 double parse_double(std::string_view option, std::string_view text, double min = -1e300, double max = 1e300);
 // A byte count: an integer with an optional binary suffix K, M or G (KiB, MiB, GiB; also "KiB" etc.).
 std::size_t parse_size(std::string_view option, std::string_view text);
+// A count (matrix order, grid points, iterations) in [min, max]: an integer with an optional suffix K, M or G
+// (powers of 1024), so "--size 4K" means 4096.
+long long parse_count(std::string_view option, std::string_view text, long long min = 0,
+                      long long max = (1LL << 62));
+// Comma-separated counts, each in [min, max]; errors quote the whole list.
+std::vector<long long> parse_count_list(std::string_view option, std::string_view text, long long min = 0,
+                                        long long max = (1LL << 62));
 // Comma-separated items, each non-empty ("a,b,c"); an empty item is an error naming the text.
 std::vector<std::string> parse_list(std::string_view option, std::string_view text);
 // Comma-separated integers, each in [min, max].

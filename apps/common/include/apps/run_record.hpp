@@ -1,16 +1,20 @@
 // The run record: one row of ordered key/value fields per run, appended to the file given by --output.
 // The extension picks the format: ".csv" appends a CSV row (the header is written once, when the file is
 // new or empty; an existing file with a different header is refused), ".json" or ".jsonl" appends one
-// JSON object per line (JSON Lines). The sweep scripts read both. Write it on rank 0 only.
+// JSON object per line (JSON Lines). The sweep scripts read both. Write it on rank 0 only; concurrent runs
+// may append to one file (each record is one locked write).
 #pragma once
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "apps/provenance.hpp"
 
 namespace apps {
 
@@ -35,19 +39,30 @@ class RunRecord {
     return put(std::move(key), Value(static_cast<long long>(value)));
   }
 
+  // Where the run came from (apps/provenance.hpp): written after the fields, as "provenance" in JSON and
+  // as prov_* columns in CSV.
+  RunRecord& set_provenance(Provenance provenance) {
+    provenance_ = std::move(provenance);
+    return *this;
+  }
+
   const std::vector<std::pair<std::string, Value>>& fields() const noexcept { return fields_; }
 
   std::string csv_header() const;  // "mode,n,..." without a newline
   std::string csv_row() const;     // values, quoted where needed; doubles in shortest round-trip form
   std::string json() const;        // {"mode":"sync","n":64,...}; NaN and infinities become null
 
-  // Appends this record to `path` in the format of its extension. Throws std::runtime_error naming the
-  // path when it cannot be written or when an existing CSV header differs from this record's.
+  // Appends this record to `path` in the format of its extension, atomically: under an exclusive flock,
+  // one write(2) with O_APPEND of whole lines (a new or empty CSV gets the header first; a JSON Lines file
+  // whose last line lacks its newline gets one first). Throws std::runtime_error naming the path when it
+  // cannot be written or when an existing CSV header differs from this record's. check_record_output
+  // (output_file.hpp) checks the same before a run.
   void append_to(const std::string& path) const;
 
  private:
   RunRecord& put(std::string key, Value value);
   std::vector<std::pair<std::string, Value>> fields_;
+  std::optional<Provenance> provenance_;
 };
 
 }  // namespace apps

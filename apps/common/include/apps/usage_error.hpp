@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <mpi.h>
+
 #include <proxy/harness/mode.hpp>
 
 #include "apps/exit_codes.hpp"

@@ -4,9 +4,9 @@
 // communicator the user gives; see plan_collective.hpp). ProxyThread::commit() turns it into persistent requests
 // (MPI_Send_init / MPI_Recv_init / MPI_Bcast_init ...) on the proxy thread and returns a Plan handle, which owns them. Each ProxyThread::start(plan)
 // returns a Ticket; the proxy does MPI_Startall, progresses, runs unpack callbacks, then publishes the epoch.
-// Partitioned readiness (early-bird): a spec may declare parts(n); a send_when_ready() transfer waits, each
-// epoch, until compute threads have marked its parts ready (ProxyThread::ready(ticket, part)), and the proxy
-// starts it as soon as they all are, while the rest of the plan is already in flight.
+// Partitioned readiness (early-bird): a spec may declare parts(n); a send_when_ready() or recv_when_ready()
+// transfer waits, each epoch, until compute threads have marked its parts ready (ProxyThread::ready(ticket,
+// part)), and the proxy starts it as soon as they all are, while the rest of the plan is already in flight.
 //
 // Thread contract: build a PlanSpec on any one thread. A Plan may be started by one thread at a time and
 // not again before its previous epoch completed (that is reported as proxy::Error, not a race). Pack and
@@ -40,7 +40,8 @@ struct Transfer {
   // starts, unpack drains it after a receive completes.
   std::function<void(std::byte* staging)> pack;
   std::function<void(const std::byte* staging)> unpack;
-  // Sends only: the parts that must be marked ready, each epoch, before the proxy starts this transfer.
+  // The parts that must be marked ready, each epoch, before the proxy starts this transfer (a send: its data
+  // is written; a receive: its buffer's old contents are no longer read).
   std::vector<int> parts;
 };
 
@@ -64,6 +65,9 @@ class PlanSpec {
   PlanSpec& parts(int count);
   PlanSpec& send_when_ready(std::vector<int> parts, int peer, int tag, const void* buffer, int count,
                             MPI_Datatype type);
+  // A receive posted only once all its parts are ready: until then the incoming data cannot land, so
+  // threads may still read the buffer's previous contents (ghost cells a boundary update still needs).
+  PlanSpec& recv_when_ready(std::vector<int> parts, int peer, int tag, void* buffer, int count, MPI_Datatype type);
 
   const std::string& name() const noexcept { return name_; }
   const std::vector<Transfer>& transfers() const noexcept { return transfers_; }

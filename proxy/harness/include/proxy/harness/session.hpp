@@ -3,6 +3,9 @@
 // proxy), binding the compute threads to it (unless PROXY_BIND=0), the proxy thread's lifetime (proxy
 // mode), the four mode loops over the application's Steps, the reduction of the timings over ranks and
 // the channel for a communication failure. Applications keep their own set-up, kernels and verification.
+// No wait of a Session blocks without a deadline: the rank's own requests are completed by timed waits
+// (timed_wait.hpp), the proxy's by the runtime's; an expired wait becomes a RunError naming the mode, the
+// step ("iteration 3", "final reduction") and the peer, handed to on_comm_failure (or thrown).
 // Thread contract: construct, use and destroy on the main thread of every rank, collectively and in the
 // same order (the constructor, run(), slowest_rank() and exchange_once() involve every rank). Do the
 // application's own MPI set-up (communicators, datatypes) BEFORE constructing the Session: in proxy mode
@@ -16,7 +19,10 @@
 #include <string_view>
 #include <utility>
 
+#include <mpi.h>
+
 #include "proxy/environment.hpp"
+#include "proxy/error.hpp"
 #include "proxy/harness/mode.hpp"
 #include "proxy/harness/steps.hpp"
 #include "proxy/harness/timings.hpp"
@@ -69,10 +75,16 @@ class Session {
       fn();
   }
 
-  // The mode's loop over steps.count steps; this rank's Timings (timings.hpp).
-  Timings run(const Steps& steps);
-  // One blocking exchange `e` outside the loop (fresh ghosts for a residual, say), in the mode's way.
-  void exchange_once(const Steps& steps, int e);
+  // The mode's loop over steps.count steps; this rank's Timings (timings.hpp). context prefixes the step
+  // in a diagnostic ("repetition 2, " gives "repetition 2, panel 5").
+  Timings run(const Steps& steps, std::string_view context = {});
+  // One exchange `e` outside the loop (fresh ghosts for a residual, say), in the mode's way, completed
+  // before it returns; `what` names it in a diagnostic ("the exchange after the loop").
+  void exchange_once(const Steps& steps, int e, std::string_view what = "the exchange after the loop");
+  // A collective over the world: post(request) starts a non-blocking one (MPI_Iallreduce, MPI_Ibarrier,
+  // ...) on the thread that may call MPI (the proxy's in proxy mode), and this waits for it under the
+  // wait timeout. `what` names it in a diagnostic ("final reduction"). post runs before this returns.
+  void collective(std::string_view what, const std::function<void(MPI_Comm world, MPI_Request& request)>& post);
   // Collective: the timings of the slowest rank (timings.hpp), on every rank.
   Timings slowest_rank(const Timings& mine);
   // Rank-local proxy statistics table (proxy mode), else empty.
@@ -80,6 +92,7 @@ class Session {
 
  private:
   [[noreturn]] void fail(std::exception_ptr failure);
+  [[noreturn]] void fail_at(std::string_view where, const CommError& error);
 
   const Environment& env_;
   Mode mode_;

@@ -31,6 +31,7 @@ struct Timings {
 };
 
 // Collective over comm: the Timings of the rank with the largest total_s (the lowest such rank on a tie).
+// Its waits are timed (timed_wait.hpp: throws WaitTimeout). Session::slowest_rank is the one for a run.
 Timings slowest_rank(const Timings& mine, MPI_Comm comm);
 
 // Column by column mean; the columns still add up. Empty input gives zeros.

@@ -1,0 +1,39 @@
+// Command-line handling that every rank agrees on. Each rank parses and validates its own argv (an MPMD
+// launch can give ranks different command lines); one MPI_Allreduce then tells every rank whether any
+// rank found a usage error, and the lowest such rank's message is broadcast, so every rank throws the
+// same UsageError (rank 0 prints it, every rank exits 2) and no rank is left waiting in a collective the
+// others never reach. Main thread, after MPI_Init and before the proxy thread owns MPI (collective).
+#pragma once
+
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+
+#include <proxy/harness/mode.hpp>
+
+#include "apps/usage_error.hpp"
+
+namespace apps {
+
+// Throws UsageError(message of the lowest rank with one) on every rank when any rank passed one.
+void agree_on_usage_error(const std::optional<std::string>& my_error, MPI_Comm comm);
+
+// Runs parse_and_validate() (the command line into settings) on every rank of comm and agrees on its
+// usage errors (UsageError, InvalidSettings); returns its result.
+template <class Fn>
+auto agreed(MPI_Comm comm, Fn&& parse_and_validate) -> decltype(parse_and_validate()) {
+  std::optional<std::string> error;
+  decltype(parse_and_validate()) result{};
+  try {
+    result = parse_and_validate();
+  } catch (const UsageError& e) {
+    error = e.what();
+  } catch (const proxy::harness::InvalidSettings& e) {
+    error = e.what();
+  }
+  agree_on_usage_error(error, comm);
+  return result;
+}
+
+}  // namespace apps

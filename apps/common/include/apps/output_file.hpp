@@ -1,0 +1,30 @@
+// Output files checked before any computation, so that a run never computes for nothing and then fails:
+// a bad --output is a usage error (exit 2) on every rank, before the run. A file may be written if it is
+// a regular file we may append to, or does not exist yet in a directory we may write; its extension picks
+// the record format (run_record.hpp), and an existing CSV must already hold this program's columns.
+// The messages say why, with strerror: "--output /x/runs.csv: directory '/x' does not exist".
+// Thread contract: any thread; check_record_output is collective over comm (the thread that may call MPI,
+// before the run's proxy thread starts).
+#pragma once
+
+#include <string>
+
+#include <mpi.h>
+
+#include "apps/run_record.hpp"
+
+namespace apps {
+
+// Why `path` cannot be written (created or appended to), or "" when it can. option names it in the message
+// ("--output"). Never creates or changes anything.
+std::string unwritable_reason(const std::string& option, const std::string& path);
+
+// unwritable_reason, then the format (extension) and, for an existing non-empty CSV, its header against
+// prototype.csv_header() (a record of this program with any values). "" when fine.
+std::string record_output_problem(const std::string& path, const RunRecord& prototype);
+
+// Collective over comm: rank 0 runs record_output_problem and every rank learns the outcome (a timed
+// broadcast); a problem throws UsageError with the same message on every rank.
+void check_record_output(MPI_Comm comm, const std::string& path, const RunRecord& prototype);
+
+}  // namespace apps

@@ -1,0 +1,28 @@
+#include "apps/agreed_parse.hpp"
+
+#include <proxy/harness/timed_wait.hpp>
+
+namespace apps {
+
+void agree_on_usage_error(const std::optional<std::string>& my_error, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = my_error ? rank : size, first = size;
+  // Timed (PROXY_WAIT_TIMEOUT): a rank that never gets here (it died, or was launched with another
+  // program) ends the job with a diagnostic instead of leaving the others waiting.
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request);
+  proxy::harness::wait_collective(request);
+  if (first == size) return;
+  std::string message = rank == first ? *my_error : std::string();
+  int length = static_cast<int>(message.size());
+  MPI_Ibcast(&length, 1, MPI_INT, first, comm, &request);
+  proxy::harness::wait_collective(request);
+  message.resize(static_cast<std::size_t>(length));
+  MPI_Ibcast(message.data(), length, MPI_CHAR, first, comm, &request);
+  proxy::harness::wait_collective(request);
+  throw UsageError(first == 0 ? message : message + " (on rank " + std::to_string(first) + ")");
+}
+
+}  // namespace apps

@@ -1,0 +1,74 @@
+#include "apps/output_file.hpp"
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <proxy/harness/timed_wait.hpp>
+
+#include "apps/usage_error.hpp"
+
+namespace apps {
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::string unwritable_reason(const std::string& option, const std::string& path) {
+  const std::string what = option + " " + path + ": ";
+  if (path.empty()) return option + ": empty file name";
+  struct stat info{};
+  if (::stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) return what + "is a directory";
+    if (!S_ISREG(info.st_mode)) return what + "is not a regular file (a device, pipe or socket)";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);  // opens, writes nothing
+    if (fd < 0) return what + "cannot be written: " + std::strerror(errno);
+    ::close(fd);
+    return "";
+  }
+  if (errno != ENOENT) return what + std::strerror(errno);
+  const std::string directory = directory_of(path);
+  if (::stat(directory.c_str(), &info) != 0) return what + "directory '" + directory + "': " + std::strerror(errno);
+  if (!S_ISDIR(info.st_mode)) return what + "'" + directory + "' is not a directory";
+  if (::access(directory.c_str(), W_OK | X_OK) != 0)
+    return what + "cannot create a file in '" + directory + "': " + std::strerror(errno);
+  return "";
+}
+
+std::string record_output_problem(const std::string& path, const RunRecord& prototype) {
+  try {
+    if (record_format_for(path) != RecordFormat::csv) return unwritable_reason("--output", path);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  if (std::string reason = unwritable_reason("--output", path); !reason.empty()) return reason;
+  std::ifstream in(path);
+  std::string header;
+  if (!in || !std::getline(in, header) || header.empty()) return "";  // new or empty: the header comes first
+  if (header == prototype.csv_header()) return "";
+  return "--output " + path + ": its CSV header (" + header + ") differs from this program's columns (" +
+         prototype.csv_header() + "); choose another file";
+}
+
+void check_record_output(MPI_Comm comm, const std::string& path, const RunRecord& prototype) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::array<char, 4096> message{};  // rank 0's outcome: empty when fine
+  if (rank == 0) record_output_problem(path, prototype).copy(message.data(), message.size() - 1);
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, comm, &request);
+  proxy::harness::wait_collective(request);
+  if (message[0] != '\0') throw UsageError(message.data());
+}
+
+}  // namespace apps

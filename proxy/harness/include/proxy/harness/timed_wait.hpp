@@ -1,0 +1,52 @@
+// Timed waits for the ranks' own MPI requests (sync, async and mt modes, and the collectives that end a
+// run): every wait completes by testing under the wait policy until PROXY_WAIT_TIMEOUT (proxy::Config),
+// never by a blocking MPI call, so a peer that never answers (stopped, or running fewer iterations) ends
+// the run with a diagnostic instead of a hang. Proxy mode's waits are the runtime's (ProxyThread::wait).
+//   WaitTimeout: one wait expired; what() is "<what it waited for> after 3.0 s (PROXY_WAIT_TIMEOUT)".
+//   RunError:    a communication failure placed in the run: "mode sync, iteration 3, rank 0: <detail>";
+//                the Session throws it (or hands it to its failure handler) so a driver prints one line.
+// Thread contract: wait_all on the thread that may call MPI; the exceptions are plain values.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <mpi.h>
+
+#include "proxy/error.hpp"
+#include "proxy/harness/mode.hpp"
+
+namespace proxy::harness {
+
+class WaitTimeout : public TimeoutError {
+ public:
+  // peer: the rank it waited for (-1: a collective); waited_for: "no message from rank 1".
+  WaitTimeout(int peer, std::string waited_for, double seconds);
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
+class RunError : public CommError {
+ public:
+  // where: "iteration 3", "final reduction"; cause: the failure's what().
+  RunError(Mode mode, std::string_view where, int rank, const CommError& cause);
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
+// Completes every request in `requests` (MPI_REQUEST_NULL entries count as complete), testing them
+// under PROXY_WAIT_POLICY; after PROXY_WAIT_TIMEOUT throws WaitTimeout built from peer(i) and
+// waited_for(i) of the first request i still pending. The callbacks run only on a timeout.
+void wait_all(std::span<MPI_Request> requests, const std::function<int(int index)>& peer,
+              const std::function<std::string(int index)>& waited_for);
+
+// One request of a collective (no single peer to name): "not every rank joined it after 3.0 s ...".
+void wait_collective(MPI_Request& request);
+
+}  // namespace proxy::harness

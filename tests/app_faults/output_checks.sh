@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# output_checks.sh WORKDIR REDBLACK3D SUMMA MPIEXEC...: --output is checked before any computation and
+# records are written whole. Each case names what it expects; the first failure ends the script with 1.
+set -u
+work=$1 rb=$2 summa=$3; shift 3
+launcher=("$@")
+rm -rf "$work"; mkdir -p "$work"
+fail() { echo "output_checks: FAILED: $*"; exit 1; }
+# expect CODE REGEX CMD...: exact exit code and a matching line; nothing else is checked here.
+expect() {
+  local code=$1 regex=$2; shift 2
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  [ "$rc" -eq "$code" ] || fail "exit $rc (expected $code) from: $* -- $out"
+  printf '%s\n' "$out" | grep -Eq -- "$regex" || fail "no line matches '$regex' from: $* -- $out"
+}
+rb2=("${launcher[@]}" -n 2 "$rb" --n 10 --iters 2)
+# A missing directory, a directory, a device, a bad extension: exit 2 on every rank, before the run
+# (no timing table printed), with the reason.
+expect 2 "^redblack3d: error: --output $work/missing/runs.csv: directory '$work/missing': No such file or directory$" \
+  "${rb2[@]}" --output "$work/missing/runs.csv"
+mkdir "$work/d.csv"
+expect 2 "^redblack3d: error: --output $work/d.csv: is a directory$" "${rb2[@]}" --output "$work/d.csv"
+ln -s /dev/zero "$work/zero.csv"
+expect 2 "^summa: error: --output $work/zero.csv: is not a regular file \(a device, pipe or socket\)$" \
+  "${launcher[@]}" -n 1 "$summa" --size 32 --output "$work/zero.csv"
+expect 2 "^redblack3d: error: --output: unknown file type '$work/runs.txt' \(expected .csv, .json or .jsonl\)$" \
+  "${rb2[@]}" --output "$work/runs.txt"
+# A read-only file, said why (as root, permissions do not stop writes: skipped).
+if [ "$(id -u)" -ne 0 ]; then
+  touch "$work/ro.csv"; chmod a-w "$work/ro.csv"
+  expect 2 "^redblack3d: error: --output $work/ro.csv: cannot be written: Permission denied$" \
+    "${rb2[@]}" --output "$work/ro.csv"
+fi
+# Another program's CSV: refused up front, naming both headers; the file is unchanged.
+expect 0 "" "${rb2[@]}" --output "$work/rb.csv"
+before=$(md5sum < "$work/rb.csv")
+expect 2 "^summa: error: --output $work/rb.csv: its CSV header \(mode,n,nx,.*\) differs from this program's columns \(mode,m,n,k,.*\); choose another file$" \
+  "${launcher[@]}" -n 1 "$summa" --size 32 --output "$work/rb.csv"
+[ "$(md5sum < "$work/rb.csv")" = "$before" ] || fail "the refused run changed $work/rb.csv"
+[ ! -e "$work/missing" ] || fail "a refused run created $work/missing"
+# Two runs creating one new CSV at once: one header, two rows, whole lines.
+"${rb2[@]}" --output "$work/two.csv" >/dev/null 2>&1 & first=$!
+"${rb2[@]}" --output "$work/two.csv" >/dev/null 2>&1 || fail "second concurrent run failed"
+wait $first || fail "first concurrent run failed"
+[ "$(grep -c '^mode,' "$work/two.csv")" -eq 1 ] || fail "$(cat "$work/two.csv")"
+[ "$(grep -c '^sync,' "$work/two.csv")" -eq 2 ] || fail "$(cat "$work/two.csv")"
+# A JSON Lines file whose last line lacks its newline: the new record starts on a line of its own.
+printf '{"torn":1}' > "$work/torn.jsonl"
+expect 0 "" "${rb2[@]}" --output "$work/torn.jsonl"
+[ "$(sed -n 1p "$work/torn.jsonl")" = '{"torn":1}' ] || fail "$(cat "$work/torn.jsonl")"
+sed -n 2p "$work/torn.jsonl" | grep -q '^{"mode":"sync",.*}$' || fail "$(cat "$work/torn.jsonl")"
+[ "$(wc -l < "$work/torn.jsonl")" -eq 2 ] || fail "$(cat "$work/torn.jsonl")"
+echo "output_checks: all cases passed"

@@ -1,0 +1,138 @@
+// The one vocabulary (README "Command-line conventions") as apps::Options implements it, and the
+// provenance fields of run records (apps/provenance.hpp).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <proxy/version.hpp>
+
+#include "apps/common.hpp"
+#include "apps/environment_variables.hpp"
+#include "apps/provenance.hpp"
+
+namespace {
+
+template <class Fn>
+std::string usage_error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const apps::UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+apps::Options sample() {
+  apps::Options options("tool", "does things");
+  options.option("iters", "K", "iterations", "10").option("size", "N", "order", "1K").flag("verbose", "talk");
+  options.alias("iterations", "iters");
+  return options;
+}
+
+bool parse(apps::Options& options, std::vector<const char*> args) {
+  args.insert(args.begin(), "tool");
+  return options.parse(static_cast<int>(args.size()), args.data());
+}
+
+TEST(Vocabulary, VersionNamesProgramAndProject) {
+  auto options = sample();
+  EXPECT_FALSE(parse(options, {"--version"}));
+  EXPECT_EQ(options.answer(), std::string("tool (proxy) ") + PROXY_VERSION_STRING + "\n");
+}
+
+TEST(Vocabulary, HelpListsDefaultsBuiltinsAndEveryProxyVariable) {
+  auto options = sample();
+  EXPECT_FALSE(parse(options, {"-h"}));
+  const std::string& help = options.answer();
+  for (const char* text : {"--iters K", "iterations (default: 10)", "-h, --help", "--version", "--show-config",
+                           "'--key=value'", "Exit status: 0 success, 1 run-time failure, 2 usage error"})
+    EXPECT_NE(help.find(text), std::string::npos) << text;
+  EXPECT_EQ(help.find("--iterations"), std::string::npos) << "aliases are hidden";
+  for (const auto& v : apps::proxy_environment_variables())
+    EXPECT_NE(help.find(std::string(v.name)), std::string::npos) << v.name;
+}
+
+TEST(Vocabulary, AliasesSuffixesAndEqualsSpelling) {
+  auto options = sample();
+  ASSERT_TRUE(parse(options, {"--iterations=7", "--size", "2K"}));
+  EXPECT_EQ(options.integer("iters", 1), 7);
+  EXPECT_EQ(options.count("size", 1), 2048);
+  EXPECT_EQ(apps::parse_count("--n", "3M"), 3LL << 20);
+  EXPECT_EQ(usage_error_of([] { apps::parse_count("--n", "12abc"); }),
+            "--n: expected an integer (suffixes K, M, G allowed), got '12abc'");
+  auto twice = sample();
+  EXPECT_EQ(usage_error_of([&] { parse(twice, {"--iters", "1", "--iterations", "2"}); }), "option --iters given twice");
+  auto negative = sample();
+  ASSERT_TRUE(parse(negative, {"--iters", "-3"}));  // a value that looks like an option is still the value
+  EXPECT_EQ(negative.value("iters"), "-3");
+}
+
+TEST(Vocabulary, ShowConfigNamesEverySourceAndVerboseFollowsTheEnvironment) {
+  ::setenv("PROXY_SPIN_COUNT", "77", 1);
+  ::setenv("OMP_NUM_THREADS", "3", 1);
+  ::unsetenv("PROXY_VERBOSE");
+  auto options = sample();
+  ASSERT_TRUE(parse(options, {"--iters=5", "--show-config"}));
+  EXPECT_TRUE(options.show_config_requested());
+  EXPECT_FALSE(options.verbose());
+  const std::string config = options.show_config();
+  auto has_row = [&](const std::string& a, const std::string& b, const std::string& c) {
+    for (std::size_t at = config.find("  " + a + " "); at != std::string::npos; at = config.find("  " + a + " ", at + 1)) {
+      const std::string row = config.substr(at, config.find('\n', at) - at);
+      if (row.find(" " + b + " ") != std::string::npos && row.ends_with(" " + c)) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has_row("--iters", "5", "option")) << config;
+  EXPECT_TRUE(has_row("--size", "1K", "default")) << config;
+  EXPECT_TRUE(has_row("--verbose", "false", "default")) << config;
+  EXPECT_TRUE(has_row("PROXY_SPIN_COUNT", "77", "environment")) << config;
+  EXPECT_TRUE(has_row("PROXY_WAIT_TIMEOUT", "120", "default")) << config;
+  EXPECT_TRUE(has_row("OMP_NUM_THREADS", "3", "environment")) << config;
+  ::setenv("PROXY_VERBOSE", "1", 1);
+  EXPECT_TRUE(options.verbose());
+  ::setenv("PROXY_VERBOSE", "0", 1);
+  EXPECT_FALSE(options.verbose());
+  ::unsetenv("PROXY_VERBOSE");
+  ::unsetenv("PROXY_SPIN_COUNT");
+}
+
+TEST(Provenance, RecordsCarryEveryFieldNestedInJsonAndFlatInCsv) {
+  ::setenv("PROXY_WAIT_POLICY", "block", 1);
+  apps::Provenance p;
+  p.time_utc = "2026-11-23T12:30:05Z";
+  p.host = "h";
+  p.commit = "abc-dirty";
+  p.mpi = "MPICH Version: 4.0.2";
+  p.compiler = "GCC 12";
+  p.blas = "none";
+  p.env = {{"OMP_NUM_THREADS", "2"}, {"PROXY_WAIT_POLICY", "block"}};
+  p.load_1m = 0.5;
+  p.placement = "proxy core 1";
+  apps::RunRecord record;
+  record.set("mode", "sync").set_provenance(p);
+  EXPECT_EQ(record.json(),
+            "{\"mode\":\"sync\",\"provenance\":{\"time_utc\":\"2026-11-23T12:30:05Z\",\"host\":\"h\",\"commit\":"
+            "\"abc-dirty\",\"mpi\":\"MPICH Version: 4.0.2\",\"compiler\":\"GCC 12\",\"blas\":\"none\",\"env\":"
+            "{\"OMP_NUM_THREADS\": \"2\", \"PROXY_WAIT_POLICY\": \"block\"},\"load_1m\":0.5,\"placement\":"
+            "\"proxy core 1\"}}");
+  EXPECT_EQ(record.csv_header(),
+            "mode,prov_time_utc,prov_host,prov_commit,prov_mpi,prov_compiler,prov_blas,prov_env,prov_load_1m,"
+            "prov_placement");
+  EXPECT_EQ(record.csv_row(), "sync,2026-11-23T12:30:05Z,h,abc-dirty,MPICH Version: 4.0.2,GCC 12,none,"
+                              "\"{\"\"OMP_NUM_THREADS\"\": \"\"2\"\", \"\"PROXY_WAIT_POLICY\"\": \"\"block\"\"}\","
+                              "0.5,proxy core 1");
+  const apps::Provenance live = apps::collect_provenance();
+  EXPECT_EQ(live.time_utc.size(), 20u);
+  EXPECT_FALSE(live.host.empty());
+  EXPECT_FALSE(live.commit.empty());
+  EXPECT_NE(live.compiler.find(__VERSION__), std::string::npos);
+  bool found = false;
+  for (const auto& [name, value] : live.env) found = found || (name == "PROXY_WAIT_POLICY" && value == "block");
+  EXPECT_TRUE(found);
+  ::unsetenv("PROXY_WAIT_POLICY");
+}
+
+}  // namespace

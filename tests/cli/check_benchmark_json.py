@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Runs a Google Benchmark program with --benchmark_format=json and --benchmark_out=OUT and checks that
+its stdout and OUT both parse as JSON with at least one benchmark (no console text, no colour codes).
+usage: check_benchmark_json.py --out OUT -- PROGRAM ARGS..."""
+import argparse
+import json
+import subprocess
+import sys
+
+
+def main():
+    """Runs the program and checks both outputs."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True, help="file for --benchmark_out")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    command += ["--benchmark_format=json", f"--benchmark_out={args.out}"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=280)
+    print(done.stderr, file=sys.stderr)
+    if done.returncode != 0:
+        print(f"{command[0]} exited {done.returncode}")
+        return 1
+    for name, text in (("stdout", done.stdout), (args.out, None)):
+        try:
+            document = json.loads(text) if text is not None else json.load(open(args.out))
+        except (OSError, ValueError) as error:
+            print(f"{name} is not JSON: {error}\n{(text or '')[:400]}")
+            return 1
+        if not document.get("benchmarks"):
+            print(f"{name}: no benchmarks in the JSON")
+            return 1
+        print(f"{name}: JSON with {len(document['benchmarks'])} benchmark(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
