@@ -88,12 +88,12 @@ int main(int argc, char** argv) {
   for (int r = 1; r <= rows; ++r)
     for (int x = 0; x < nx; ++x) at(u[0], r)[x] = initial(x, first_row + r - 1, nx, ny);
 
-  const proxy::Placement placement = env.placement(0, true);
-  if (rank == 0) std::printf("heat2d: %dx%d, %d steps, %d ranks; rank 0 %s\n", nx, ny, steps, size,
-                             placement.describe().c_str());
+  const proxy::Placement placement = proxy::harness::placement_for(env, proxy::harness::Mode::proxy, 0);
   double max_diff = 0.0;
   {
     proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
+    if (rank == 0) std::printf("heat2d: %dx%d, %d steps, %d ranks; rank 0 %s; progress %s\n", nx, ny, steps, size,
+                               placement.describe().c_str(), std::string(to_string(proxy.progress_strategy())).c_str());
     proxy::harness::bind_compute_threads(env, placement);
     const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
     // One plan per buffer: a plan names fixed memory, so double buffering means two plans.
@@ -110,7 +110,10 @@ int main(int argc, char** argv) {
       std::vector<double>& next = u[(step + 1) % 2];
       const proxy::Ticket ticket = proxy.start(halo[step % 2]);
 #pragma omp parallel for schedule(static)
-      for (int r = 2; r <= rows - 1; ++r) update_row(at(cur, r - 1), at(cur, r), at(cur, r + 1), at(next, r), nx, fixed(r));
+      for (int r = 2; r <= rows - 1; ++r) {
+        update_row(at(cur, r - 1), at(cur, r), at(cur, r + 1), at(next, r), nx, fixed(r));
+        if (r % 16 == 0) proxy.progress_point();  // every 16 rows: moves the halo along (cooperative)
+      }
       proxy.wait(ticket);  // ghost rows of `cur` are now current
       for (int r : {1, rows})  // (the same row twice when rows == 1: harmless, same result)
         update_row(at(cur, r - 1), at(cur, r), at(cur, r + 1), at(next, r), nx, fixed(r));

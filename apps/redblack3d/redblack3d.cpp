@@ -67,7 +67,7 @@ apps::Options make_options() {
       "sync/async), the residual norm ||f - A u||_2 and the max error against the exact solution.\n"
       "Record fields: mode n nx ny nz geometry ranks threads_per_rank iters omega total_s compute_s\n"
       "comm_s wait_s comm_percent iter_ms ideal_proxy_s node_width residual error verify verified\n"
-      "max_difference proxy_placement oversubscribed placement, then the provenance (time_utc host commit\n"
+      "max_difference proxy_placement progress oversubscribed placement, then the provenance (time_utc host commit\n"
       "mpi compiler blas env load_1m placement: prov_* columns in CSV, a \"provenance\" object in JSON).");
   return options;
 }
@@ -115,7 +115,9 @@ apps::RunRecord make_record(const apps::Options& options, const redblack3d::RunS
   const proxy::harness::Timings& t = report.timings;
   const apps::TimingRow row = apps::TimingRow::from(mode, t, settings.iterations, ideal);
   const std::string proxy_placement =
-      settings.mode != redblack3d::Mode::proxy ? "none" : (report.shared_proxy ? "shared" : "dedicated");
+      settings.mode != redblack3d::Mode::proxy || report.progress == "cooperative"  // cooperative: no proxy core
+          ? "none"
+          : (report.shared_proxy ? "shared" : "dedicated");
   apps::RunRecord record;
   const auto& g = settings.global;
   record.set("mode", mode)
@@ -135,6 +137,7 @@ apps::RunRecord make_record(const apps::Options& options, const redblack3d::RunS
       .set("verify", settings.verify).set("verified", report.verified)
       .set("max_difference", report.comparison.max_difference)
       .set("proxy_placement", proxy_placement)
+      .set("progress", report.progress)
       .set("oversubscribed", report.oversubscribed)
       .set("placement", report.placement);
   provenance.placement = report.placement;
@@ -210,6 +213,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
               << (settings.mode == redblack3d::Mode::proxy ? settings.early_bird ? ", early-bird on" : ", early-bird off" : "")
               << "\n";
     std::cout << "placement (rank 0): " << report.placement << "\n";
+    if (settings.mode == redblack3d::Mode::proxy) std::cout << "progress: " << report.progress << "\n";
     const apps::TimingRow row = apps::TimingRow::from(mode, t, settings.iterations, ideal);
     apps::print_timing_table(std::cout, {row});
     char line[160];

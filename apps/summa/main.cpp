@@ -106,7 +106,8 @@ apps::RunRecord make_record(const summa::Problem& p, const summa::RunResult& r, 
       .set("node_layout", p.has_node_layout() ? std::to_string(p.node_rows) + "x" + std::to_string(p.node_cols)
                                               : std::string("none"))
       .set("panels", r.panels)
-      .set("reps", p.reps);
+      .set("reps", p.reps)
+      .set("progress", r.progress);
   apps::set_timing_columns(record, r.timings);
   record.set("gflops", gflops)
       .set("ideal_proxy_s", ideal)
@@ -182,6 +183,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                 result.broadcasts.describe().c_str());
     if (verbose && !result.placement.empty())
       std::printf("placement of rank 0: %s\n", result.placement.c_str());
+    if (problem.mode == summa::Mode::proxy) std::printf("progress: %s\n", result.progress.c_str());
     std::fflush(stdout);
     apps::print_timing_table(
         std::cout, {apps::TimingRow::from(std::string(summa::to_string(problem.mode)), result.timings, result.panels, ideal)});

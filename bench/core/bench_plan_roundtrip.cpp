@@ -71,7 +71,8 @@ void BM_Proxy(benchmark::State& state) {
   report(state, times, [&](const double* in_, double* out_, int n) {
     proxy.call([&] { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
   });
-  state.SetLabel("start+wait through the proxy; " + placement.describe());
+  state.SetLabel("start+wait through the proxy (" + std::string(to_string(proxy.progress_strategy())) +
+                 " progress); " + placement.describe());
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ class ProxyPlan final : public Exchange {
   }
   void start() override { ticket_ = proxy_.start(plan_); }
   void wait() override { proxy_.wait(ticket_); }
+  void progress_point() override { proxy_.progress_point(); }
 
  private:
   proxy::ProxyThread& proxy_;
@@ -208,6 +209,7 @@ class ProxyBroadcast final : public Exchange {
     });
   }
   void wait() override { proxy_.wait(ticket_); }
+  void progress_point() override { proxy_.progress_point(); }
 
  private:
   PanelBroadcast& pattern_;

@@ -22,6 +22,9 @@ class Exchange {
   virtual ~Exchange() = default;
   virtual void start() = 0;
   virtual void wait() = 0;
+  // Called between chunks of the overlapped compute: the proxy's progress point (cooperative progress
+  // moves the exchange along there); nothing for plain MPI, whose overlap is what it is without help.
+  virtual void progress_point() {}
 };
 
 class Pattern {

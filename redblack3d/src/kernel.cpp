@@ -75,7 +75,8 @@ void relax_ref(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Ex
   }
 }
 
-void relax(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Extent& offset, const Box& box) {
+void relax(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Extent& offset, const Box& box,
+           const std::function<void()>& between_planes) {
   if (box.empty()) return;
   // Rows stream through a chunk buffer: pass 1 computes the update for every x (unit stride, no
   // dependence on what pass 2 writes, so it vectorises), pass 2 stores only this colour's points. The
@@ -90,6 +91,7 @@ void relax(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Extent
   for (long long row = 0; row < rows; ++row) {
     const int k = box.lo[2] + static_cast<int>(row / rows_y);
     const int j = box.lo[1] + static_cast<int>(row % rows_y);
+    if (j == box.lo[1] && between_planes) between_planes();
     alignas(64) double next[kChunk];
     for (int i0 = box.lo[0]; i0 < box.hi[0]; i0 += kChunk) {
       const int count = std::min(kChunk, box.hi[0] - i0);

@@ -55,8 +55,9 @@ proxy::harness::Steps make_steps(Block& block, const Halo& halo, Mode mode, int 
   steps.start_on_proxy = [plan](proxy::ProxyThread& proxy, int) { return proxy.start(*plan); };
   // Captured by value: the split is computed once and copied into the closures.
   const OverlapSplit split = split_for(block.decomposition, mode);
-  steps.compute_inner = [&block, inner = split.inner](int s, proxy::harness::Team) {
-    relax(block.u, block.f, block.stencil, colour_of(s), block.decomposition.offset, inner);
+  steps.compute_inner = [&block, inner = split.inner](int s, proxy::harness::Team team) {
+    relax(block.u, block.f, block.stencil, colour_of(s), block.decomposition.offset, inner,
+          [team] { team.progress_point(); });
   };
   // Early-bird (an early-bird plan, proxy mode): each thread marks a face once it has relaxed its rows of
   // the last annulus box touching that face's plane; faces without a neighbour have no transfers to release.

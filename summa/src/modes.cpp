@@ -8,6 +8,30 @@
 
 namespace summa {
 
+namespace {
+
+// C (rows x cols at c) += A (rows x w at a) * B (w x cols at b), as one dgemm, or, while a cooperative
+// proxy needs the compute threads to move the exchange in flight, in blocks of columns with a progress
+// point between them (a block of 256 columns: big enough to keep dgemm efficient, short enough that the
+// next panel's broadcast is never left alone for long).
+void multiply_add_with_progress(int rows, int cols, int w, const double* a, int lda, const double* b, int ldb,
+                                double* c, int ldc, const proxy::harness::Team& team) {
+  const bool cooperative =
+      team.proxy != nullptr && team.proxy->progress_strategy() == proxy::ProgressStrategy::cooperative;
+  if (!cooperative) {
+    multiply_add(rows, cols, w, a, lda, b, ldb, c, ldc);
+    return;
+  }
+  constexpr int kColumnBlock = 256;
+  for (int first = 0; first < cols; first += kColumnBlock) {
+    const int count = cols - first < kColumnBlock ? cols - first : kColumnBlock;
+    multiply_add(rows, count, w, a, lda, b + first, ldb, c + static_cast<long>(first) * ldc, ldc);
+    team.progress_point();
+  }
+}
+
+}  // namespace
+
 proxy::harness::Steps make_steps(const GridContext& grid, Operands& ops, const std::vector<Tile>& tiles,
                                  PanelRequests& state) {
   const auto& schedule = grid.schedule();
@@ -60,13 +84,15 @@ proxy::harness::Steps make_steps(const GridContext& grid, Operands& ops, const s
     const double* a = ops.panel_a(p, s % 2);
     const double* b = ops.panel_b(p, s % 2);
     if (team.threads == 1) {
-      multiply_add(ops.m(), ops.n(), p.width, a, ops.lda(), b, ops.ldb(), ops.c().data(), ops.ldc());
+      multiply_add_with_progress(ops.m(), ops.n(), p.width, a, ops.lda(), b, ops.ldb(), ops.c().data(), ops.ldc(),
+                                 team);
       return;
     }
     if (team.thread >= static_cast<int>(tiles.size())) return;
     const Tile& tile = tiles[team.thread];
-    multiply_add(tile.rows, tile.cols, p.width, a + tile.row_begin, ops.lda(), b + tile.col_begin, ops.ldb(),
-                 ops.c().data() + static_cast<long>(tile.col_begin) * ops.ldc() + tile.row_begin, ops.ldc());
+    multiply_add_with_progress(tile.rows, tile.cols, p.width, a + tile.row_begin, ops.lda(), b + tile.col_begin,
+                               ops.ldb(), ops.c().data() + static_cast<long>(tile.col_begin) * ops.ldc() + tile.row_begin,
+                               ops.ldc(), team);
   };
   return steps;
 }

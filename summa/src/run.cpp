@@ -58,6 +58,7 @@ RunResult run(const proxy::Environment& env, const Problem& problem,
   result.threads_per_rank = session.threads();
   result.shared_proxy = session.any_shared_proxy();
   result.placement = session.rank0_placement();
+  result.progress = std::string(session.progress());
   const std::vector<Tile> tiles = split_into_tiles(operands.m(), operands.n(), session.threads());
   PanelRequests requests;
   const proxy::harness::Steps steps = make_steps(grid, operands, tiles, requests);

@@ -141,6 +141,10 @@ TEST(AppsIdealProxy, ThesisModel) {
   EXPECT_DOUBLE_EQ(apps::ideal_proxy_time(10.0, 4.0, 2), 12.0);
   EXPECT_DOUBLE_EQ(apps::ideal_proxy_time(10.0, 9.0, 2), 9.0);  // communication-bound: T_p = C_t
   EXPECT_TRUE(std::isnan(apps::ideal_proxy_time(10.0, 1.0, 1)));
+  // Cooperative progress gives up no core (s = 0): compute keeps its time, communication is hidden.
+  EXPECT_DOUBLE_EQ(apps::ideal_proxy_time(10.0, 4.0, 2, 0), 6.0);
+  EXPECT_DOUBLE_EQ(apps::ideal_proxy_time(10.0, 4.0, 1, 0), 6.0);   // even on one core per node
+  EXPECT_DOUBLE_EQ(apps::ideal_proxy_time(10.0, 7.0, 2, 0), 7.0);   // communication-bound
 }
 
 TEST(AppsTimingTable, PrintsEveryColumn) {

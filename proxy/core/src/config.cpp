@@ -83,6 +83,13 @@ Config Config::from_env(Config config) {
       throw Error(std::string("PROXY_QUEUE_CAPACITY='") + v + "' is not a power of two from 2 to 1048576");
     config.queue_capacity = static_cast<std::size_t>(capacity);
   }
+  if (const char* v = env("PROXY_PROGRESS")) {
+    try {
+      config.progress = parse_progress_strategy(v);
+    } catch (const Error& e) {
+      throw Error(std::string("PROXY_PROGRESS: ") + e.what());
+    }
+  }
   return config;
 }
 

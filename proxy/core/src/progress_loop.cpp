@@ -13,7 +13,8 @@ namespace proxy {
 
 void ProgressLoop::run() {
   channel_.proxy_thread.store(std::this_thread::get_id(), std::memory_order_release);
-  for (;;) {
+  if (channel_.cooperative) run_cooperative();
+  while (!channel_.cooperative) {  // dedicated: this thread alone progresses, waiting per the policy
     const std::size_t drained = drain();
     progress();
     account_busy_time(drained > 0 || !active_.empty());
@@ -34,6 +35,45 @@ void ProgressLoop::run() {
   leftovers.clear();  // outside the registry's lock: dropping one may drop a plan's last handle
   channel_.finished.store(true, std::memory_order_release);
   channel_.completions.notify_all();  // the destructor waits for `finished` on this notifier
+}
+
+std::size_t ProgressLoop::step() {
+  const std::size_t active_before = active_.size();
+  const std::size_t drained = drain();
+  progress();
+  account_busy_time(drained > 0 || !active_.empty());
+  // Every drained command either joined the active set or is done with; every entry that left is done.
+  const std::size_t retired = drained + active_before - active_.size();
+  if (retired > 0) channel_.pending.fetch_sub(static_cast<std::int64_t>(retired), std::memory_order_relaxed);
+  channel_.steps.store(channel_.steps.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  return drained;
+}
+
+void ProgressLoop::run_cooperative() {
+  // The backstop for work nobody progresses (a plan started and not waited on by code without progress
+  // points): a step when the other threads have taken none since the last look. A wake-up costs the
+  // compute threads a few microseconds of their core, hence the low rates.
+  constexpr auto kBackstopInterval = std::chrono::milliseconds(1);  // while work is in flight
+  constexpr auto kIdleInterval = std::chrono::milliseconds(20);     // nothing in flight (a ring wakes earlier)
+  std::uint64_t steps_seen = channel_.steps.load(std::memory_order_relaxed);
+  bool rung = false;
+  for (;;) {
+    const bool stop = channel_.stop_requested.load(std::memory_order_acquire);
+    const bool nobody_progressed = channel_.steps.load(std::memory_order_relaxed) == steps_seen;
+    if ((stop || rung || nobody_progressed) && channel_.token.try_acquire()) {
+      step();
+      if (stopping_ && shut_down()) return;  // keeps the token: run() frees the plans' requests next
+      channel_.token.release();
+    }
+    steps_seen = channel_.steps.load(std::memory_order_relaxed);
+    if (stop) {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));  // draining: the waiters are gone
+      rung = false;
+    } else {
+      const bool in_flight = channel_.pending.load(std::memory_order_relaxed) > 0;
+      rung = channel_.doorbell.wait_for(in_flight ? kBackstopInterval : kIdleInterval);
+    }
+  }
 }
 
 std::size_t ProgressLoop::drain() {

@@ -16,8 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "doorbell.hpp"
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
+#include "progress_token.hpp"
 #include "proxy/config.hpp"
 #include "proxy/detail/notifier.hpp"
 #include "proxy/detail/queue.hpp"
@@ -50,6 +52,14 @@ struct ProxyChannel {
   std::atomic<const Operation*> starting{nullptr};
   std::atomic<bool> finished{false};
 
+  // The cooperative strategy (proxy/progress.hpp). `cooperative` is set before the proxy thread starts and
+  // never changes; the rest is used only when it is true. Whoever holds `token` runs ProgressLoop::step().
+  bool cooperative = false;
+  ProgressToken token;
+  Doorbell doorbell;                        // wakes the sleeping proxy: stop, or a start that found the token taken
+  std::atomic<std::int64_t> pending{0};     // commands queued + operations active (producers add, steps retire)
+  std::atomic<std::uint64_t> steps{0};      // progress steps taken, by any thread
+
   // Written by the proxy, read by ProxyThread::statistics().
   double started_at = now_seconds();
   std::atomic<double> busy_seconds{0.0};
@@ -64,7 +74,12 @@ class ProgressLoop {
 
   // Proxy thread: runs until a stop command has been drained and the active set is empty (or the drain
   // deadline passed), then frees every plan's requests.
+  // With channel.cooperative the proxy thread only sleeps and backs the other threads up (run_cooperative).
   void run();
+
+  // Cooperative strategy, the token holder only: one step of the loop (drain, start, progress, publish);
+  // returns the commands drained.
+  std::size_t step();
 
  private:
   // The proxy's own record of one running epoch: what keeps the operation alive, which epoch, since when.
@@ -82,6 +97,7 @@ class ProgressLoop {
   void fail(const ActiveOperation& entry, std::exception_ptr error);  // store the error, then publish
   bool shut_down();                       // stopping: true when done (cancels what missed the deadline)
   void idle(std::size_t drained);         // wait per the policy when there was nothing to do
+  void run_cooperative();                 // the sleeping backstop; returns holding the token, stopped
   void account_busy_time(bool busy);
   void leave_active_set(const ActiveOperation& entry);
 

@@ -67,8 +67,8 @@ Timings run_proxy_early_bird(const Steps& steps, ProxyThread& proxy, int threads
   t.comm_s += now() - begin;
 #pragma omp parallel num_threads(threads)
   {
-    const Team team{omp_get_thread_num(), omp_get_num_threads()};
-    const Team boundary_team{team.thread, team.threads, &next};
+    const Team team{omp_get_thread_num(), omp_get_num_threads(), nullptr, &proxy};  // progress points
+    const Team boundary_team{team.thread, team.threads, &next, &proxy};
     bool stop = failed;  // this thread's copy of `failed`, taken between two barriers
     for (int s = 0; s < steps.count && !stop; ++s) {
       double inner_start = 0.0, boundary_start = 0.0;  // master's

@@ -149,7 +149,7 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
   }
 #pragma omp parallel num_threads(threads)
   {
-    const Team team{omp_get_thread_num(), omp_get_num_threads()};
+    const Team team{omp_get_thread_num(), omp_get_num_threads(), nullptr, &proxy};
     bool stop = failed;  // this thread's copy of `failed`, taken between two barriers
     for (int s = 0; s < steps.count && !stop; ++s) {
       double inner_start = 0.0, wait_end = 0.0;  // master's

@@ -5,6 +5,7 @@
 #include "proxy/config.hpp"
 #include "proxy/error.hpp"
 #include "proxy/harness/timed_wait.hpp"
+#include "proxy/progress.hpp"
 
 #include "early_bird_loop.hpp"
 
@@ -15,8 +16,19 @@ bool bind_compute_threads(const Environment& env, const Placement& placement) {
   return env.bind_openmp_threads(placement);
 }
 
+Placement placement_for(const Environment& env, Mode mode, int threads) {
+  if (mode == Mode::proxy) {
+    // Asked without the Environment's notice about a shared proxy core: with cooperative progress there
+    // is no proxy core to share.
+    const Placement with_core = place_on_host(env.host(), env.host_rank(), threads, true);
+    if (choose_progress(Config::from_env().progress, with_core) == ProgressStrategy::cooperative)
+      return env.placement(threads, false);  // no proxy core: the proxy thread sleeps, unbound
+  }
+  return env.placement(is_multi_tier(mode) ? threads : 1, mode == Mode::proxy);
+}
+
 Session::Session(const Environment& env, Mode mode, int threads)
-    : env_(env), mode_(mode), placement_(env.placement(is_multi_tier(mode) ? threads : 1, mode == Mode::proxy)) {
+    : env_(env), mode_(mode), placement_(placement_for(env, mode, threads)) {
   std::array<int, 2> flags{placement_.shared_proxy ? 1 : 0, placement_.oversubscribed ? 1 : 0};
   collective("the set-up", [&](MPI_Comm world, MPI_Request& request) {
     MPI_Iallreduce(MPI_IN_PLACE, flags.data(), 2, MPI_INT, MPI_LOR, world, &request);
@@ -35,6 +47,10 @@ Session::Session(const Environment& env, Mode mode, int threads)
 }
 
 Session::~Session() = default;
+
+std::string_view Session::progress() const noexcept {
+  return proxy_ ? to_string(proxy_->progress_strategy()) : std::string_view("none");
+}
 
 void Session::fail(std::exception_ptr failure) {
   if (on_comm_failure_) {

@@ -10,6 +10,8 @@
 // the calling thread does all rows.
 #pragma once
 
+#include <functional>
+
 #include <vector>
 
 #include "redblack3d/grid.hpp"
@@ -48,6 +50,9 @@ std::vector<std::vector<int>> faces_finished_after(const OverlapSplit& split, co
                                                    const std::array<bool, 6>& has_neighbour);
 
 void relax_ref(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Extent& offset, const Box& box);
-void relax(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Extent& offset, const Box& box);
+// between_planes, when set, is called by each thread as its rows enter a new plane (proxy mode's progress
+// point: it moves the exchange in flight along while the sweep runs).
+void relax(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Extent& offset, const Box& box,
+           const std::function<void()>& between_planes = {});
 
 }  // namespace redblack3d

@@ -45,6 +45,7 @@ struct RunReport {
   int threads = 1;         // compute threads per rank
   int ranks = 1;
   std::string placement;   // rank 0's placement, proxy::Placement::describe()
+  std::string progress;    // who drove MPI progress: "dedicated" or "cooperative" (proxy mode), else "none"
   bool shared_proxy = false;    // any rank ran its proxy on a core shared with compute work
   bool oversubscribed = false;  // any rank had more threads or ranks than cores
   std::string proxy_statistics;  // rank 0's, proxy mode only

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "proxy/progress.hpp"
+
 namespace proxy {
 
 // How a thread waits for something another thread will do: the proxy for commands and MPI progress,
@@ -30,6 +32,8 @@ struct Config {
   bool bind = true;
   // Request-queue slots; a power of two.  PROXY_QUEUE_CAPACITY
   std::size_t queue_capacity = 1024;
+  // Who drives MPI progress (proxy/progress.hpp); automatic chooses from the placement.  PROXY_PROGRESS
+  ProgressStrategy progress = ProgressStrategy::automatic;
 
   // `defaults` with the PROXY_* environment variables applied; throws proxy::Error naming a bad value.
   static Config from_env(Config defaults);

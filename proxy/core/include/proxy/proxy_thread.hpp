@@ -6,8 +6,14 @@
 //   - Construct and destroy on the thread that owns MPI (the main thread). The constructor duplicates
 //     the communicator (MPI_ERRORS_RETURN on the copy) BEFORE the proxy thread starts; from then until the
 //     destructor returns, only the proxy thread may call MPI on this rank (MPI_THREAD_SERIALIZED).
-//   - commit(), start(), ready(), post(), submit(), then(), call(), test(), wait(), statistics(): any thread.
-//   - Functions given to then() run on the proxy thread: keep them short and never wait in them.
+//   - commit(), start(), ready(), post(), submit(), then(), call(), test(), wait(), progress_point(),
+//     statistics(): any thread.
+//   - Functions given to then() run on the proxy thread (cooperative: on the thread holding the progress
+//     token): keep them short and never wait in them.
+//   - Progress (proxy/progress.hpp): with the dedicated strategy the proxy thread alone calls MPI; with the
+//     cooperative one, start(), test(), wait() and progress_point() may run a step of the proxy's loop on
+//     the calling thread while they hold the progress token, so MPI calls come from several threads, one
+//     at a time, ordered by the token (MPI_THREAD_SERIALIZED still suffices; closures may run there too).
 //   - A given Plan is started by one thread at a time; any thread may wait on its ticket.
 //   - The destructor drains outstanding work within the wait timeout, cancelling what can be cancelled
 //     (plans' point-to-point requests). What cannot be cancelled (requests a closure tracked, which may be
@@ -16,6 +22,7 @@
 //     leaves a detached thread behind in a process that goes on.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -32,6 +39,7 @@
 #include "proxy/operation.hpp"
 #include "proxy/placement.hpp"
 #include "proxy/plan.hpp"
+#include "proxy/progress.hpp"
 #include "proxy/statistics.hpp"
 
 namespace proxy {
@@ -56,11 +64,12 @@ class ClosureContext {
 class ProxyThread {
  public:
   // comm: the communicator plans address (duplicated). core: logical core to bind the proxy to, or -1 for
-  // config.proxy_core / no binding.
+  // config.proxy_core / no binding. Without a placement, config.progress `auto` means dedicated.
   explicit ProxyThread(MPI_Comm comm = MPI_COMM_WORLD, Config config = Config::from_env(), int core = -1);
   // The usual way: bind the proxy where the placement says. When the placement shares the proxy's core with
   // compute work, waits default to no spinning (a waiter spinning on the core of the thread it waits for only
   // delays it: measured 105 us vs 6 us per 8-byte plan round trip); PROXY_* variables still override.
+  // The progress strategy is choose_progress(config.progress, placement); a cooperative proxy is not bound.
   ProxyThread(MPI_Comm comm, const Placement& placement, Config defaults = Config{});
   ~ProxyThread();
   ProxyThread(const ProxyThread&) = delete;
@@ -143,6 +152,15 @@ class ProxyThread {
   void wait(const Ticket& ticket) const;
   void wait(const Ticket& ticket, std::chrono::milliseconds timeout) const;
 
+  // A progress point for compute kernels, called between chunks of work (a plane, a tile block, a row
+  // chunk). One relaxed load when nothing is in flight or when the strategy is dedicated; otherwise one
+  // step of the proxy's loop on this thread if no other thread holds the progress token. Any thread.
+  void progress_point() {
+    if (pending_->load(std::memory_order_relaxed) > 0) progress_step();
+  }
+  // The strategy that runs: dedicated or cooperative (never automatic).
+  ProgressStrategy progress_strategy() const noexcept { return progress_; }
+
   ProxyStatistics statistics() const;
 
   // Where the proxy runs: the core it is bound to, or -1 (not bound, or binding refused).
@@ -154,12 +172,18 @@ class ProxyThread {
   // call()'s wait: on a timeout abandons the closure and rethrows, or ends the job if it is running.
   void await_call(const Ticket& ticket, detail::CallState& state) const;
   Ticket enqueue_start(const std::shared_ptr<Operation>& op, PlanOperation* plan);
+  // Cooperative strategy: one step of the proxy's loop if the token is free; true when it ran one.
+  bool progress_step() const;
+  // Cooperative strategy: waits by progressing until op has completed epoch or the deadline passes.
+  bool progress_until(const Operation& op, std::uint64_t epoch, std::chrono::steady_clock::time_point deadline) const;
 
   Config config_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
   int tag_upper_bound_ = 32767;
+  ProgressStrategy progress_ = ProgressStrategy::dedicated;
+  const std::atomic<std::int64_t>* pending_ = nullptr;  // the channel's: work in flight (cooperative only)
   std::unique_ptr<Impl> impl_;
 };
 

@@ -17,6 +17,7 @@
 // written, the receives' old contents read), so faces leave while the rest of the team still computes.
 // compute_boundary(s) must mark every part exactly once (by any thread); exchange 0 and exchange_once(), which
 // follow no boundary compute, start with every part marked by the harness.
+// Long compute functions call team.progress_point() between chunks of their work (see Team).
 #pragma once
 
 #include <exception>
@@ -59,6 +60,13 @@ struct Team {
   // can call it in every mode).
   void ready(int part) const noexcept {
     if (next != nullptr) next->mark(part);
+  }
+  ProxyThread* proxy = nullptr;  // proxy mode's, for progress points
+
+  // Call between chunks of work (a plane, a tile block, a row chunk): with cooperative progress it moves
+  // the exchange in flight along; otherwise it costs one relaxed load (and nothing outside proxy mode).
+  void progress_point() const {
+    if (proxy != nullptr) proxy->progress_point();
   }
 };
 

@@ -1,0 +1,84 @@
+// The progress strategy's setting (PROXY_PROGRESS, Config::progress) and the automatic choice from the
+// placement (proxy/progress.hpp).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "proxy/config.hpp"
+#include "proxy/error.hpp"
+#include "proxy/placement.hpp"
+#include "proxy/progress.hpp"
+
+namespace {
+
+using proxy::ProgressStrategy;
+
+struct EnvVar {
+  EnvVar(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~EnvVar() { unsetenv(name_); }
+  const char* name_;
+};
+
+proxy::Placement unbound(int cores, int ranks, int rank, int threads) {
+  proxy::PlacementRequest request;
+  request.cores_on_node = cores;
+  request.ranks_on_node = ranks;
+  request.local_rank = rank;
+  request.threads = threads;
+  return proxy::compute_placement(request);
+}
+
+TEST(ProgressStrategy, ParsesAndPrintsEachStrategy) {
+  for (auto s : {ProgressStrategy::automatic, ProgressStrategy::dedicated, ProgressStrategy::cooperative})
+    EXPECT_EQ(proxy::parse_progress_strategy(proxy::to_string(s)), s);
+  EXPECT_EQ(proxy::to_string(ProgressStrategy::automatic), "auto");
+}
+
+TEST(ProgressStrategy, DefaultIsAutoAndTheEnvironmentOverridesTheApi) {
+  EXPECT_EQ(proxy::Config::from_env().progress, ProgressStrategy::automatic);
+  proxy::Config api;
+  api.progress = ProgressStrategy::dedicated;
+  EXPECT_EQ(proxy::Config::from_env(api).progress, ProgressStrategy::dedicated);
+  EnvVar v("PROXY_PROGRESS", "cooperative");
+  EXPECT_EQ(proxy::Config::from_env(api).progress, ProgressStrategy::cooperative);
+}
+
+TEST(ProgressStrategy, BadValueIsRefusedByName) {
+  EnvVar v("PROXY_PROGRESS", "eager");
+  std::string message;
+  try {
+    proxy::Config::from_env();
+  } catch (const proxy::Error& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(message, "PROXY_PROGRESS: unknown progress strategy 'eager' (expected auto, dedicated or cooperative)");
+}
+
+TEST(ProgressStrategy, AutoIsDedicatedOnlyWithACoreNobodyElseUses) {
+  // One rank on 2 cores, one compute thread per compute core: the proxy has core 1 to itself.
+  EXPECT_EQ(proxy::choose_progress(ProgressStrategy::automatic, unbound(2, 1, 0, 0)), ProgressStrategy::dedicated);
+  // 4 cores, 2 ranks: each has 2, one for compute and one for its proxy.
+  EXPECT_EQ(proxy::choose_progress(ProgressStrategy::automatic, unbound(4, 2, 1, 0)), ProgressStrategy::dedicated);
+  // Two ranks on 2 cores: every proxy shares its core with a compute thread.
+  EXPECT_EQ(proxy::choose_progress(ProgressStrategy::automatic, unbound(2, 2, 0, 0)), ProgressStrategy::cooperative);
+  // One core: nothing to spare.
+  EXPECT_EQ(proxy::choose_progress(ProgressStrategy::automatic, unbound(1, 1, 0, 0)), ProgressStrategy::cooperative);
+  // A dedicated proxy core, but 2 compute threads crowd onto the one core left: cooperative keeps both.
+  const proxy::Placement crowded = unbound(2, 1, 0, 2);
+  ASSERT_TRUE(crowded.proxy_core_dedicated);
+  EXPECT_EQ(proxy::choose_progress(ProgressStrategy::automatic, crowded), ProgressStrategy::cooperative);
+  // No proxy core at all (a placement without one).
+  proxy::PlacementRequest none;
+  none.cores_on_node = 2;
+  none.with_proxy = false;
+  EXPECT_EQ(proxy::choose_progress(ProgressStrategy::automatic, proxy::compute_placement(none)),
+            ProgressStrategy::cooperative);
+}
+
+TEST(ProgressStrategy, AnExplicitChoiceWins) {
+  EXPECT_EQ(proxy::choose_progress(ProgressStrategy::dedicated, unbound(2, 2, 0, 0)), ProgressStrategy::dedicated);
+  EXPECT_EQ(proxy::choose_progress(ProgressStrategy::cooperative, unbound(2, 1, 0, 0)), ProgressStrategy::cooperative);
+}
+
+}  // namespace
