@@ -36,6 +36,9 @@ class TestClusterStudy(unittest.TestCase):
 
     def study(self, *args, expect=0):
         """Run the study; assert its exit status; return its stderr."""
+        mpi = os.environ.get("CLUSTER_TEST_MPI", "")
+        if mpi in ("mpich", "openmpi") and "--mpi" not in args:  # the MPI the programs were built with
+            args = ("--mpi", mpi, *args)
         done = subprocess.run([str(STUDY), "--build", BUILD, "--out", str(self.out), *args],
                               capture_output=True, text=True, timeout=600)
         self.assertEqual(done.returncode, expect, done.stderr)

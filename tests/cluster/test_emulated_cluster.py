@@ -26,6 +26,8 @@ WHERE_SOURCE = HERE / "where.c"
 REDBLACK3D = os.environ.get("CLUSTER_TEST_REDBLACK3D", "")
 OVERLAP = os.environ.get("CLUSTER_TEST_OVERLAP", "")
 PROXY_INFO = os.environ.get("CLUSTER_TEST_PROXY_INFO", "")
+# The MPI the project's programs were built with: the cluster must launch them with that MPI's launcher.
+BUILD_MPI = os.environ.get("CLUSTER_TEST_MPI", "") if os.environ.get("CLUSTER_TEST_MPI") in ("mpich", "openmpi") else ""
 SKIP = 77
 # Generous: a run that must succeed may be slow on a loaded machine; the cluster itself sets up in < 1 s.
 RUN_TIMEOUT = 240
@@ -85,6 +87,8 @@ class TestEmulatedCluster(unittest.TestCase):
         Its own --timeout ends a hang (exit 124) with the cluster removed, before CTest would kill it."""
         if "--timeout" not in args:
             args = ("--timeout", str(RUN_TIMEOUT - 40), *args)
+        if BUILD_MPI and "--mpi" not in args:
+            args = ("--mpi", BUILD_MPI, *args)
         done = subprocess.run([str(CLUSTER), *args], capture_output=True, text=True, timeout=RUN_TIMEOUT)
         self.assertEqual(done.returncode, expect, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}")
         return done.stdout, done.stderr
