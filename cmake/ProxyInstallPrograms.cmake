@@ -14,6 +14,7 @@ endfunction()
 
 proxy_install_program(summa_driver proxy-summa)
 proxy_install_program(heat2d proxy-heat2d)
+proxy_install_program(heat2d-tasks proxy-heat2d-tasks)
 proxy_install_program(proxy-info proxy-info)
 proxy_install_program(calibrate proxy-calibrate)
 proxy_install_program(overlap proxy-overlap)
