@@ -15,6 +15,7 @@ void ProgressLoop::run() {
   channel_.proxy_thread.store(std::this_thread::get_id(), std::memory_order_release);
   if (channel_.cooperative) run_cooperative();
   while (!channel_.cooperative) {  // dedicated: this thread alone progresses, waiting per the policy
+    now_ = -1.0;
     const std::size_t drained = drain();
     progress();
     account_busy_time(drained > 0 || !active_.empty());
@@ -38,6 +39,7 @@ void ProgressLoop::run() {
 }
 
 std::size_t ProgressLoop::step() {
+  now_ = -1.0;
   const std::size_t active_before = active_.size();
   const std::size_t drained = drain();
   progress();
@@ -106,7 +108,8 @@ std::size_t ProgressLoop::drain() {
 }
 
 void ProgressLoop::start(Command& command) {
-  ActiveOperation entry{std::move(command.operation), command.plan, command.epoch, now_seconds()};
+  // Only a plan's epochs are timed (its statistics); other operations skip the clock.
+  ActiveOperation entry{std::move(command.operation), command.plan, command.epoch, command.plan ? now() : 0.0};
   channel_.starting.store(entry.operation.get(), std::memory_order_release);
   try {
     entry.operation->start(entry.epoch);
@@ -143,7 +146,7 @@ void ProgressLoop::progress() {
 }
 
 void ProgressLoop::publish(const ActiveOperation& entry) {
-  if (entry.plan != nullptr) entry.plan->timings().record(now_seconds() - entry.started_at);
+  if (entry.plan != nullptr) entry.plan->timings().record(now() - entry.started_at);
   entry.operation->completed_.store(entry.epoch, std::memory_order_release);
   channel_.completions.notify_all();
 }
@@ -223,9 +226,9 @@ void ProgressLoop::idle(std::size_t drained) {
 
 void ProgressLoop::account_busy_time(bool busy) {
   // Busy time: from the first command or active operation until the loop is idle again.
-  if (busy && busy_since_ < 0) busy_since_ = now_seconds();
+  if (busy && busy_since_ < 0) busy_since_ = now();
   if (!busy && busy_since_ >= 0) {
-    channel_.busy_seconds.store(channel_.busy_seconds.load(std::memory_order_relaxed) + now_seconds() - busy_since_,
+    channel_.busy_seconds.store(channel_.busy_seconds.load(std::memory_order_relaxed) + now() - busy_since_,
                                 std::memory_order_relaxed);
     busy_since_ = -1.0;
   }

@@ -244,10 +244,13 @@ Ticket ProxyThread::enqueue_start(const std::shared_ptr<Operation>& op, PlanOper
       throw TimeoutError(op->label(), -1, epoch, "the request queue stayed full for " + seconds_text(config_.wait_timeout));
     }
   }
-  channel.wakeup.notify_all();
-  // Cooperative: start it now on this thread (the lowest latency), or, if the token is taken, make sure
-  // the sleeping proxy looks soon in case the holder has already drained.
-  if (channel.cooperative && !progress_step()) channel.doorbell.ring();
+  // Dedicated: wake the proxy if it sleeps. Cooperative (the proxy sleeps on its doorbell, not here): start
+  // it now on this thread (the lowest latency), or, if the token is taken, make sure the sleeping proxy
+  // looks soon in case the holder has already drained.
+  if (!channel.cooperative)
+    channel.wakeup.notify_all();
+  else if (!progress_step())
+    channel.doorbell.ring();
   return Ticket{op, epoch};
 }
 
@@ -292,8 +295,12 @@ void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) 
   if (!ticket) throw Error("wait: empty ticket");
   const Operation& op = *ticket.operation;
   auto done = [&] { return op.completed_epoch() >= ticket.epoch; };
+  if (done()) {  // the common case once the data are needed: no clock read
+    if (auto error = op.error()) std::rethrow_exception(error);
+    return;
+  }
   const auto deadline = Notifier::Clock::now() + timeout;
-  if (!done() && !(impl_->channel.cooperative
+  if (!(impl_->channel.cooperative
                        ? progress_until(op, ticket.epoch, deadline)
                        : impl_->channel.completions.wait(done, config_.wait_policy, deadline, config_.spin_count))) {
     std::string outstanding = op.describe_outstanding();
