@@ -26,12 +26,21 @@ expect 2 "^summa: error: --output $work/zero.csv: is not a regular file \(a devi
   "${launcher[@]}" -n 1 "$summa" --size 32 --output "$work/zero.csv"
 expect 2 "^redblack3d: error: --output: unknown file type '$work/runs.txt' \(expected .csv, .json or .jsonl\)$" \
   "${rb2[@]}" --output "$work/runs.txt"
-# A read-only file, said why (as root, permissions do not stop writes: skipped).
+# A file that cannot be written, said why, before the run. Permissions do not stop root: as root the file
+# lies on a read-only bind mount in a mount namespace of the run's own (unshare -m).
+mkdir "$work/ro"; touch "$work/ro/ro.csv"
 if [ "$(id -u)" -ne 0 ]; then
-  touch "$work/ro.csv"; chmod a-w "$work/ro.csv"
-  expect 2 "^redblack3d: error: --output $work/ro.csv: cannot be written: Permission denied$" \
-    "${rb2[@]}" --output "$work/ro.csv"
+  chmod a-w "$work/ro/ro.csv"
+  expect 2 "^redblack3d: error: --output $work/ro/ro.csv: cannot be written: Permission denied$" \
+    "${rb2[@]}" --output "$work/ro/ro.csv"
+elif unshare -m true 2>/dev/null; then
+  expect 2 "^redblack3d: error: --output $work/ro/ro.csv: cannot be written: Read-only file system$" \
+    unshare -m sh -c 'mount --bind -o ro "$0" "$0" && shift && exec "$@"' "$work/ro" _ \
+    "${rb2[@]}" --output "$work/ro/ro.csv"
+else
+  echo "output_checks: note: running as root without unshare -m: the read-only case is skipped"
 fi
+[ ! -s "$work/ro/ro.csv" ] || fail "the refused run wrote into $work/ro/ro.csv"
 # Another program's CSV: refused up front, naming both headers; the file is unchanged.
 expect 0 "" "${rb2[@]}" --output "$work/rb.csv"
 before=$(md5sum < "$work/rb.csv")

@@ -132,7 +132,25 @@ TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
                             "' line 3: bad entry 'latency fast' (expected '<a_alpha|b_alpha|B_alpha|a_beta|b_beta|"
                             "B_beta> <seconds >= 0>')").c_str());
   }
+  {
+    std::ofstream only_comments(path);
+    only_comments << "# proxy collective model\n\n";
+  }
+  try {
+    CollectiveModel::load(path);
+    FAIL() << "a file without entries passed for the defaults";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), ("collective model file '" + path +
+                            "' has no entries (expected lines '<name> <seconds >= 0>', as calibrate writes them)")
+                               .c_str());
+  }
   std::remove(path.c_str());
+  try {
+    CollectiveModel::load(::testing::TempDir());
+    FAIL() << "a directory passed for a model file";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), ("collective model file '" + ::testing::TempDir() + "' is not a regular file").c_str());
+  }
   try {
     CollectiveModel::load("/nonexistent/model");
     FAIL();

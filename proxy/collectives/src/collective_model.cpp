@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -176,9 +178,12 @@ BroadcastAlgorithm CollectiveModel::choose_broadcast(TeamShape shape, std::size_
 }
 
 CollectiveModel CollectiveModel::load(const std::string& path) {
+  struct stat info {};
   std::ifstream in(path);
-  if (!in) throw Error("cannot read collective model file '" + path + "'");
+  if (!in || ::stat(path.c_str(), &info) != 0) throw Error("cannot read collective model file '" + path + "'");
+  if (!S_ISREG(info.st_mode)) throw Error("collective model file '" + path + "' is not a regular file");
   ModelParameters parameters;
+  int entries = 0;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
@@ -194,7 +199,12 @@ CollectiveModel CollectiveModel::load(const std::string& path) {
       throw Error("collective model file '" + path + "' line " + std::to_string(number) + ": bad entry '" +
                   line + "' (expected '<a_alpha|b_alpha|B_alpha|a_beta|b_beta|B_beta> <seconds >= 0>')");
     parameters.*(field->member) = value;
+    ++entries;
   }
+  // An empty file (a failed calibrate, a truncated copy) must not pass for the built-in defaults.
+  if (entries == 0)
+    throw Error("collective model file '" + path + "' has no entries (expected lines '<name> <seconds >= 0>', as "
+                "calibrate writes them)");
   return CollectiveModel(parameters);
 }
 
