@@ -7,22 +7,30 @@
 // every interval of the master is charged to exactly one of compute and comm.
 #include "early_bird_loop.hpp"
 
-#include <chrono>
 #include <exception>
 #include <mutex>
 
 #include <omp.h>
 
+#include "proxy/detail/timer.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy::harness {
 namespace {
 
-double now() noexcept {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now() noexcept { return now_seconds(); }
 
 }  // namespace
+
+bool finish_proxy_step(const Steps& steps, int s, const Team& team, const bool& failed, double since, Timings& t) {
+#pragma omp barrier
+  if (failed) return false;
+  if (steps.compute_boundary) steps.compute_boundary(s, team);
+#pragma omp barrier
+#pragma omp master
+  t.compute_s += now() - since;  // includes waiting at the barrier for the team's boundary compute
+  return true;
+}
 
 void NextExchange::mark(int part) noexcept {
   if (!ticket_) return;  // the last step: no exchange follows
@@ -65,12 +73,12 @@ Timings run_proxy_early_bird(const Steps& steps, ProxyThread& proxy, int threads
     failed = true;
   }
   t.comm_s += now() - begin;
+  const bool failed_before = failed;  // in the region the master writes `failed`: read it only at barriers
 #pragma omp parallel num_threads(threads)
   {
     const Team team{omp_get_thread_num(), omp_get_num_threads(), nullptr, &proxy};  // progress points
     const Team boundary_team{team.thread, team.threads, &next, &proxy};
-    bool stop = failed;  // this thread's copy of `failed`, taken between two barriers
-    for (int s = 0; s < steps.count && !stop; ++s) {
+    for (int s = 0; s < steps.count && !failed_before; ++s) {
       double inner_start = 0.0, boundary_start = 0.0;  // master's
 #pragma omp master
       {
@@ -110,13 +118,7 @@ Timings run_proxy_early_bird(const Steps& steps, ProxyThread& proxy, int threads
         t.comm_s += boundary_start - wait_end;
         failed = failure != nullptr;
       }
-#pragma omp barrier
-      stop = failed;  // read between two barriers: every thread sees the same value and all leave together
-      if (stop) break;
-      if (steps.compute_boundary) steps.compute_boundary(s, boundary_team);
-#pragma omp barrier
-#pragma omp master
-      t.compute_s += now() - boundary_start;  // includes waiting at the barrier for the team's boundary compute
+      if (!finish_proxy_step(steps, s, boundary_team, failed, boundary_start, t)) break;
     }
   }
   t.total_s = now() - begin;

@@ -4,12 +4,12 @@
 // A communication failure (a timed wait that expired, a proxy CommError) leaves a loop with `at` set to
 // the step it happened in; Session::run names the mode and that step in the RunError it raises.
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <exception>
 
 #include <omp.h>
 
+#include "proxy/detail/timer.hpp"
 #include "proxy/error.hpp"
 #include "proxy/harness/session.hpp"
 #include "proxy/harness/timed_wait.hpp"
@@ -19,9 +19,7 @@
 namespace proxy::harness {
 namespace {
 
-double now() noexcept {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now() noexcept { return now_seconds(); }
 
 // An exchange from the calling thread: blocking all of it is waiting; posted, the posting is comm only.
 void exchange_timed(const Steps& steps, int e, Timings& t) {
@@ -147,11 +145,11 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
     failure = std::current_exception();
     failed = true;
   }
+  const bool failed_before = failed;  // in the region the master writes `failed`: read it only at barriers
 #pragma omp parallel num_threads(threads)
   {
     const Team team{omp_get_thread_num(), omp_get_num_threads(), nullptr, &proxy};
-    bool stop = failed;  // this thread's copy of `failed`, taken between two barriers
-    for (int s = 0; s < steps.count && !stop; ++s) {
+    for (int s = 0; s < steps.count && !failed_before; ++s) {
       double inner_start = 0.0, wait_end = 0.0;  // master's
       Ticket ticket;
       const int e = s + steps.lookahead;
@@ -183,13 +181,7 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
         t.wait_s += wait_end - wait_start;
         failed = failure != nullptr;
       }
-#pragma omp barrier
-      stop = failed;  // read between two barriers: every thread sees the same value and all leave together
-      if (stop) break;
-      if (steps.compute_boundary) steps.compute_boundary(s, team);
-#pragma omp barrier
-#pragma omp master
-      t.compute_s += now() - wait_end;  // includes waiting at the barrier for the team's inner compute
+      if (!finish_proxy_step(steps, s, team, failed, wait_end, t)) break;  // early_bird_loop.cpp
     }
   }
   t.total_s = now() - begin;
