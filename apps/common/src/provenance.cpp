@@ -11,26 +11,10 @@
 
 #include "apps/build_commit.hpp"  // generated at configure time: kBuildCommit
 #include "apps/environment_variables.hpp"
+#include "apps/json_string.hpp"
 
 namespace apps {
 namespace {
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 std::string env_json(const std::vector<std::pair<std::string, std::string>>& env) {
   std::string out = "{";

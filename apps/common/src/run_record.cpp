@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apps/json_string.hpp"
 #include "apps/usage_error.hpp"
 
 namespace apps {
@@ -33,28 +34,6 @@ std::string csv_escape(const std::string& text) {
   return out + "\"";
 }
 
-std::string json_escape(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buffer[8];
-          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-          out += buffer;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 struct CsvValue {
   std::string operator()(const std::string& v) const { return csv_escape(v); }
   std::string operator()(long long v) const { return std::to_string(v); }
@@ -63,7 +42,7 @@ struct CsvValue {
 };
 
 struct JsonValue {
-  std::string operator()(const std::string& v) const { return json_escape(v); }
+  std::string operator()(const std::string& v) const { return json_string(v); }
   std::string operator()(long long v) const { return std::to_string(v); }
   std::string operator()(double v) const { return std::isfinite(v) ? format_double(v) : "null"; }
   std::string operator()(bool v) const { return v ? "true" : "false"; }
@@ -124,7 +103,10 @@ std::string RunRecord::csv_row() const {
     line += std::visit(CsvValue{}, fields_[i].second);
   }
   if (provenance_) {
-    for (const auto& [name, value] : provenance_->flat()) line += "," + csv_escape(value);
+    for (const auto& [name, value] : provenance_->flat()) {
+      line += ',';
+      line += csv_escape(value);
+    }
   }
   return line;
 }
@@ -133,7 +115,7 @@ std::string RunRecord::json() const {
   std::string line = "{";
   for (std::size_t i = 0; i < fields_.size(); ++i) {
     if (i > 0) line += ',';
-    line += json_escape(fields_[i].first);
+    line += json_string(fields_[i].first);
     line += ':';
     line += std::visit(JsonValue{}, fields_[i].second);
   }
