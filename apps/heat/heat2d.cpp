@@ -1,9 +1,9 @@
-// heat2d: the proxy API in one file. Explicit 2-D heat equation on an nx x ny grid, rows split over the
+// heat2d: the proxy API in a loop. Explicit 2-D heat equation on an nx x ny grid, rows split over the
 // ranks, one ghost row above and below. Each step: start the halo plan (the proxy moves the ghost rows),
 // update the interior rows with OpenMP while it does, wait, then update the two rows next to the ghosts.
 // --verify recomputes the whole grid serially on every rank and compares its rows bit for bit.
-// The problem (command line, rows, row update, serial reference) is heat2d_problem.hpp, shared with
-// heat2d-tasks; this file is the proxy API.
+// The problem (command line, rows, halo plans, row update, serial reference) is heat2d_problem.hpp, shared
+// with heat2d-tasks; this file is the proxy's lifetime and the step loop.
 //   usage: mpiexec -n 2 heat2d [--nx 256] [--ny 256] [--iters 200] [--verify]   (see --help)
 // Exit status: 0, 2 for a bad argument, 3 when --verify finds a difference (the drivers' convention).
 #include <cstdio>
@@ -34,15 +34,8 @@ int main(int argc, char** argv) {
       std::printf("heat2d: %dx%d, %d steps, %d ranks; rank 0 %s; progress %s\n", nx, problem.ny, problem.steps, size,
                   placement.describe().c_str(), std::string(to_string(proxy.progress_strategy())).c_str());
     proxy::harness::bind_compute_threads(env, placement);
-    const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
-    // One plan per buffer: a plan names fixed memory, so double buffering means two plans.
-    proxy::Plan halo[2];
-    for (int b = 0; b < 2; ++b) {
-      proxy::PlanSpec spec("halo-" + std::to_string(b));
-      spec.send(up, 0, slab.row(b, 1), nx, MPI_DOUBLE).recv(down, 0, slab.row(b, rows + 1), nx, MPI_DOUBLE);
-      spec.send(down, 1, slab.row(b, rows), nx, MPI_DOUBLE).recv(up, 1, slab.row(b, 0), nx, MPI_DOUBLE);
-      halo[b] = proxy.commit(spec);
-    }
+    proxy::Plan halo[2];  // one per buffer: PlanSpec send/recv of the edge and ghost rows (heat2d_problem.cpp)
+    slab.commit_halo(proxy, halo);
     for (int step = 0; step < problem.steps; ++step) {
       const int b = step % 2;
       const proxy::Ticket ticket = proxy.start(halo[b]);

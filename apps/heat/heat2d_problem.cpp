@@ -59,7 +59,7 @@ int parse_command_line(const char* program, const char* description, const proxy
 }
 
 Slab::Slab(const Problem& problem, int rank, int ranks)
-    : nx_(problem.nx), ny_(problem.ny), rows_(rows_of(rank, ranks, problem.ny)),
+    : nx_(problem.nx), ny_(problem.ny), rank_(rank), ranks_(ranks), rows_(rows_of(rank, ranks, problem.ny)),
       first_row_(first_row_of(rank, ranks, problem.ny)) {
   for (auto& u : u_) u.assign(static_cast<std::size_t>(rows_ + 2) * nx_, 0.0);
   for (int r = 1; r <= rows_; ++r)
@@ -69,6 +69,16 @@ Slab::Slab(const Problem& problem, int rank, int ranks)
 void Slab::update(int buffer, int lo, int hi) {
   for (int r = lo; r < hi; ++r)
     update_row(row(buffer, r - 1), row(buffer, r), row(buffer, r + 1), row(1 - buffer, r), nx_, fixed(r));
+}
+
+void Slab::commit_halo(proxy::ProxyThread& proxy, proxy::Plan (&halo)[2]) {
+  const int up = rank_ > 0 ? rank_ - 1 : MPI_PROC_NULL, down = rank_ < ranks_ - 1 ? rank_ + 1 : MPI_PROC_NULL;
+  for (int b = 0; b < 2; ++b) {
+    proxy::PlanSpec spec("halo-" + std::to_string(b));
+    spec.send(up, 0, row(b, 1), nx_, MPI_DOUBLE).recv(down, 0, row(b, rows_ + 1), nx_, MPI_DOUBLE);
+    spec.send(down, 1, row(b, rows_), nx_, MPI_DOUBLE).recv(up, 1, row(b, 0), nx_, MPI_DOUBLE);
+    halo[b] = proxy.commit(spec);
+  }
 }
 
 double Slab::max_difference_from_serial(int buffer, int steps) const {

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <proxy/environment.hpp>
+#include <proxy/plan.hpp>
+#include <proxy/proxy_thread.hpp>
 
 namespace heat2d {
 
@@ -50,12 +52,16 @@ class Slab {
   // Rows lo..hi-1 of `buffer` updated into the other buffer.
   void update(int buffer, int lo, int hi);
 
+  // The halo exchange of each buffer as a plan (a plan names fixed memory, so double buffering means two
+  // plans): rows 1 and rows() go to the neighbours above and below, whose edge rows land in the ghosts.
+  void commit_halo(proxy::ProxyThread& proxy, proxy::Plan (&halo)[2]);
+
   // The largest difference between this rank's rows of `buffer` after `steps` steps and the same rows
   // of the serial solver (which this recomputes whole): 0 when the run is bitwise right.
   double max_difference_from_serial(int buffer, int steps) const;
 
  private:
-  int nx_, ny_, rows_, first_row_;
+  int nx_, ny_, rank_, ranks_, rows_, first_row_;
   std::vector<double> u_[2];
 };
 

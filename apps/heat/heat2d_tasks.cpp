@@ -3,7 +3,8 @@
 // rows are in (proxy::fulfill_when_complete, <proxy/openmp_tasks.hpp>); interior chunks run meanwhile; the
 // two rows next to the ghosts are updated by a task that depends on the detached one. Steps overlap as far
 // as their data allow: step s+1's halo leaves as soon as step s's boundary rows are written.
-// The problem (command line, rows, row update, serial reference) is heat2d_problem.hpp, shared with heat2d.
+// The problem (command line, rows, halo plans, row update, serial reference) is heat2d_problem.hpp, shared
+// with heat2d.
 //   usage: mpiexec -n 2 heat2d-tasks [--nx 256] [--ny 256] [--iters 200] [--verify]   (see --help)
 #include <omp.h>
 
@@ -43,14 +44,8 @@ int main(int argc, char** argv) {
       std::printf("heat2d-tasks: %dx%d, %d steps, %d ranks; rank 0 %s; progress %s\n", nx, problem.ny, steps, size,
                   placement.describe().c_str(), std::string(to_string(proxy.progress_strategy())).c_str());
     proxy::harness::bind_compute_threads(env, placement);
-    const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
-    proxy::Plan halo[2];
-    for (int b = 0; b < 2; ++b) {
-      proxy::PlanSpec spec("halo-" + std::to_string(b));
-      spec.send(up, 0, slab.row(b, 1), nx, MPI_DOUBLE).recv(down, 0, slab.row(b, rows + 1), nx, MPI_DOUBLE);
-      spec.send(down, 1, slab.row(b, rows), nx, MPI_DOUBLE).recv(up, 1, slab.row(b, 0), nx, MPI_DOUBLE);
-      halo[b] = proxy.commit(spec);
-    }
+    proxy::Plan halo[2];  // one per buffer: PlanSpec send/recv of the edge and ghost rows (heat2d_problem.cpp)
+    slab.commit_halo(proxy, halo);
     // Dependence objects for buffer b: its edge rows (1 and rows), each interior chunk, its ghost rows.
     // (One object per chunk, as GCC 12 has no inoutset: chunks of one step write disjoint rows.)
     char edge[2] = {}, chunk[2][kInteriorChunks] = {}, ghost[2] = {};
