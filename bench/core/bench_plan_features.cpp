@@ -9,12 +9,11 @@
 #include <benchmark/benchmark.h>
 #include <mpi.h>
 
-#include <cstdio>
 #include <functional>
-#include <sstream>
 #include <vector>
 
 #include "proxy/core.hpp"
+#include "two_rank_benchmark.hpp"
 
 namespace {
 
@@ -23,15 +22,6 @@ constexpr int kIterations = 3000;
 constexpr int kParts = 4;
 
 int peer() { return environment->rank() ^ 1; }
-
-void report(benchmark::State& state, const std::vector<double>& times,
-            const std::function<void(const double*, double*, int)>& allreduce_max) {
-  std::vector<double> slowest(times.size());
-  allreduce_max(times.data(), slowest.data(), static_cast<int>(times.size()));
-  double total = 0;
-  for (double t : slowest) total += t;
-  state.counters["max_rank_us"] = 1e6 * total / static_cast<double>(slowest.size());
-}
 
 // The proxy, bound as the placement says, and a timed loop of `step`; reductions go through the proxy.
 void through_proxy(benchmark::State& state, const std::function<std::function<void()>(proxy::ProxyThread&)>& make_step) {
@@ -47,7 +37,7 @@ void through_proxy(benchmark::State& state, const std::function<std::function<vo
     step();
     times.push_back(MPI_Wtime() - t0);
   }
-  report(state, times, [&](const double* in, double* out, int n) {
+  bench::report_slowest_rank(state, times, [&](const double* in, double* out, int n) {
     proxy.call([&] { MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
   });
 }
@@ -107,7 +97,7 @@ void BM_PartsMpiPartitioned(benchmark::State& state) {
   }
   MPI_Request_free(&send);
   MPI_Request_free(&recv);
-  report(state, times, [](const double* in_, double* out_, int n) { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); });
+  bench::report_slowest_rank(state, times, [](const double* in_, double* out_, int n) { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); });
   state.SetLabel("MPI_Psend_init/MPI_Pready, 4 parts, compute thread");
 #else
   state.SkipWithError("no MPI-4 partitioned communication");
@@ -133,7 +123,7 @@ void BM_PartsPersistentPerPart(benchmark::State& state) {
     times.push_back(MPI_Wtime() - t0);
   }
   for (auto& r : requests) MPI_Request_free(&r);
-  report(state, times, [](const double* in_, double* out_, int n) { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); });
+  bench::report_slowest_rank(state, times, [](const double* in_, double* out_, int n) { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); });
   state.SetLabel("MPI_Send_init per part (what the readiness counters start), compute thread");
 }
 
@@ -170,21 +160,5 @@ BENCHMARK(BM_PartsPlanReady)->ArgName("doubles_per_part")->Arg(1)->Arg(2048)->It
 int main(int argc, char** argv) {
   proxy::Environment env(argc, argv);
   environment = &env;
-  if (env.size() != 2) {
-    if (env.rank() == 0) std::fprintf(stderr, "bench_plan_features: error: run on 2 ranks (got %d)\n", env.size());
-    return 1;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (env.rank() == 0) {
-    benchmark::RunSpecifiedBenchmarks();
-  } else {
-    // The other rank runs the same benchmarks in lockstep and prints nothing.
-    static std::ostringstream sink;
-    benchmark::ConsoleReporter quiet;
-    quiet.SetOutputStream(&sink);
-    quiet.SetErrorStream(&sink);
-    benchmark::RunSpecifiedBenchmarks(&quiet);
-  }
-  benchmark::Shutdown();
-  return 0;
+  return bench::run_on_two_ranks("bench_plan_features", env, argc, argv);
 }

@@ -8,10 +8,10 @@
 #include <mpi.h>
 
 #include <functional>
-#include <sstream>
 #include <vector>
 
 #include "proxy/core.hpp"
+#include "two_rank_benchmark.hpp"
 
 namespace {
 
@@ -19,17 +19,6 @@ proxy::Environment* environment = nullptr;
 constexpr int kIterations = 5000;
 
 int peer() { return environment->rank() ^ 1; }
-
-// Mean over iterations of the slowest rank's time; `allreduce` runs MPI on whichever thread may.
-void report(benchmark::State& state, const std::vector<double>& times,
-            const std::function<void(const double*, double*, int)>& allreduce_max) {
-  std::vector<double> slowest(times.size());
-  allreduce_max(times.data(), slowest.data(), static_cast<int>(times.size()));
-  double total = 0;
-  for (double t : slowest) total += t;
-  state.counters["max_rank_us"] = 1e6 * total / static_cast<double>(slowest.size());
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0) * 2);
-}
 
 void BM_Direct(benchmark::State& state) {
   const int bytes = static_cast<int>(state.range(0));
@@ -45,9 +34,10 @@ void BM_Direct(benchmark::State& state) {
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
     times.push_back(MPI_Wtime() - t0);
   }
-  report(state, times, [](const double* in_, double* out_, int n) {
+  bench::report_slowest_rank(state, times, [](const double* in_, double* out_, int n) {
     MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   });
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0) * 2);
   state.SetLabel("Isend/Irecv/Waitall from the compute thread");
 }
 
@@ -68,9 +58,10 @@ void BM_Proxy(benchmark::State& state) {
     proxy.wait(proxy.start(plan));
     times.push_back(MPI_Wtime() - t0);
   }
-  report(state, times, [&](const double* in_, double* out_, int n) {
+  bench::report_slowest_rank(state, times, [&](const double* in_, double* out_, int n) {
     proxy.call([&] { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
   });
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0) * 2);
   state.SetLabel("start+wait through the proxy (" + std::string(to_string(proxy.progress_strategy())) +
                  " progress); " + placement.describe());
 }
@@ -83,21 +74,5 @@ BENCHMARK(BM_Proxy)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterat
 int main(int argc, char** argv) {
   proxy::Environment env(argc, argv);
   environment = &env;
-  if (env.size() != 2) {
-    if (env.rank() == 0) std::fprintf(stderr, "bench_plan_roundtrip: error: run on 2 ranks (got %d)\n", env.size());
-    return 1;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (env.rank() == 0) {
-    benchmark::RunSpecifiedBenchmarks();
-  } else {
-    // The other rank runs the same benchmarks in lockstep and prints nothing.
-    static std::ostringstream sink;
-    benchmark::ConsoleReporter quiet;
-    quiet.SetOutputStream(&sink);
-    quiet.SetErrorStream(&sink);
-    benchmark::RunSpecifiedBenchmarks(&quiet);
-  }
-  benchmark::Shutdown();
-  return 0;
+  return bench::run_on_two_ranks("bench_plan_roundtrip", env, argc, argv);
 }

@@ -1,0 +1,49 @@
+// What the two-rank core benchmarks (bench_plan_roundtrip, bench_plan_features) share: the per-iteration
+// timing reported as the mean over iterations of the slowest rank's time (one reduction after the loop, so
+// none runs inside the timed loop), and a main() that runs every benchmark on both ranks in lockstep with
+// only rank 0 printing. Main thread only.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+#include "proxy/environment.hpp"
+
+namespace bench {
+
+// Sets the counter max_rank_us; `allreduce_max` runs the reduction on whichever thread may call MPI.
+inline void report_slowest_rank(benchmark::State& state, const std::vector<double>& times,
+                                const std::function<void(const double*, double*, int)>& allreduce_max) {
+  std::vector<double> slowest(times.size());
+  allreduce_max(times.data(), slowest.data(), static_cast<int>(times.size()));
+  double total = 0;
+  for (double t : slowest) total += t;
+  state.counters["max_rank_us"] = 1e6 * total / static_cast<double>(slowest.size());
+}
+
+// Refuses any rank count but 2 (exit 1); then rank 0 reports and rank 1 runs the same benchmarks silently.
+inline int run_on_two_ranks(const char* program, const proxy::Environment& env, int argc, char** argv) {
+  if (env.size() != 2) {
+    if (env.rank() == 0) std::fprintf(stderr, "%s: error: run on 2 ranks (got %d)\n", program, env.size());
+    return 1;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (env.rank() == 0) {
+    benchmark::RunSpecifiedBenchmarks();
+  } else {
+    static std::ostringstream sink;
+    benchmark::ConsoleReporter quiet;
+    quiet.SetOutputStream(&sink);
+    quiet.SetErrorStream(&sink);
+    benchmark::RunSpecifiedBenchmarks(&quiet);
+  }
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace bench
