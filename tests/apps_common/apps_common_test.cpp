@@ -10,18 +10,9 @@
 
 #include "apps/common.hpp"
 
-namespace {
+#include "usage_error_of.hpp"
 
-// The UsageError message of fn(), or "" when it does not throw one.
-template <class Fn>
-std::string usage_error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const apps::UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+namespace {
 
 apps::Options sample_options() {
   apps::Options options("tool", "does things");

@@ -12,17 +12,9 @@
 #include "apps/environment_variables.hpp"
 #include "apps/provenance.hpp"
 
-namespace {
+#include "usage_error_of.hpp"
 
-template <class Fn>
-std::string usage_error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const apps::UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+namespace {
 
 apps::Options sample() {
   apps::Options options("tool", "does things");

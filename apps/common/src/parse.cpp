@@ -101,6 +101,19 @@ bool to_count(std::string_view text, long long& value) {
   return true;
 }
 
+// A comma-separated list of integers, each read by `convert` and checked against [min, max].
+std::vector<long long> parse_integers(std::string_view option, std::string_view text, long long min, long long max,
+                                      bool (*convert)(std::string_view, long long&), const char* expected) {
+  std::vector<long long> values;
+  for (const auto& item : parse_list(option, text)) {
+    long long value = 0;
+    if (!convert(item, value)) fail(option, expected, text);
+    check_range(option, text, value, min, max);
+    values.push_back(value);
+  }
+  return values;
+}
+
 }  // namespace
 
 long long parse_count(std::string_view option, std::string_view text, long long min, long long max) {
@@ -111,14 +124,7 @@ long long parse_count(std::string_view option, std::string_view text, long long 
 }
 
 std::vector<long long> parse_count_list(std::string_view option, std::string_view text, long long min, long long max) {
-  std::vector<long long> values;
-  for (const auto& item : parse_list(option, text)) {
-    long long value = 0;
-    if (!to_count(item, value)) fail(option, "expected comma-separated integers (suffixes K, M, G allowed)", text);
-    check_range(option, text, value, min, max);
-    values.push_back(value);
-  }
-  return values;
+  return parse_integers(option, text, min, max, to_count, "expected comma-separated integers (suffixes K, M, G allowed)");
 }
 
 std::vector<std::string> parse_list(std::string_view option, std::string_view text) {
@@ -136,14 +142,7 @@ std::vector<std::string> parse_list(std::string_view option, std::string_view te
 }
 
 std::vector<long long> parse_int_list(std::string_view option, std::string_view text, long long min, long long max) {
-  std::vector<long long> values;
-  for (const auto& item : parse_list(option, text)) {
-    long long value = 0;
-    if (!to_integer(item, value)) fail(option, "expected comma-separated integers", text);
-    check_range(option, text, value, min, max);
-    values.push_back(value);
-  }
-  return values;
+  return parse_integers(option, text, min, max, to_integer, "expected comma-separated integers");
 }
 
 std::vector<int> parse_geometry(std::string_view option, std::string_view text, int dimensions) {
