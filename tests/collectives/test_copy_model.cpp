@@ -1,6 +1,7 @@
 // Copy routines (every alignment of head and tail, each kind), the reduction kernels' aliasing rules, and
 // the HPDC'13 cost model (selection, file round trip, bad files named).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -114,7 +115,9 @@ TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
   ModelParameters parameters;
   parameters.a_alpha = 3.5e-7;
   parameters.B_beta = 1.25e-9;
-  const std::string path = ::testing::TempDir() + "proxy-model-test.txt";
+  // One file per process: collectives.unit and collectives.unit.quick run this test at the same time under
+  // ctest -j (a shared name let one remove the file while the other read it).
+  const std::string path = ::testing::TempDir() + "proxy-model-test-" + std::to_string(::getpid()) + ".txt";
   CollectiveModel(parameters).save(path);
   const auto loaded = CollectiveModel::load(path);
   EXPECT_DOUBLE_EQ(loaded.parameters().a_alpha, 3.5e-7);
