@@ -27,6 +27,17 @@ inline std::string benchmark_flag(int argc, char** argv, std::string_view name, 
   return fallback;
 }
 
+// Splits argv into Google Benchmark's flags (--benchmark_*, --v=) and the program's own options; both
+// lists start with argv[0], ready for apps::Options::parse and benchmark::Initialize.
+inline void split_arguments(int argc, char** argv, std::vector<char*>& ours, std::vector<char*>& theirs) {
+  ours = {argv[0]};
+  theirs = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    (arg.starts_with("--benchmark_") || arg.starts_with("--v=") ? theirs : ours).push_back(argv[i]);
+  }
+}
+
 class FormatReporter : public benchmark::BenchmarkReporter {
  public:
   // format: "console", "json" or "csv"; color: "auto", "true", "false" (--benchmark_color).

@@ -122,16 +122,6 @@ class RatioReporter : public bench::FormatReporter {
 
 constexpr const char* kProgram = "redblack3d_bandwidth";
 
-// Splits argv into Google Benchmark's flags (--benchmark_*, --v) and this program's own options.
-void split_arguments(int argc, char** argv, std::vector<char*>& ours, std::vector<char*>& theirs) {
-  ours = {argv[0]};
-  theirs = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    (arg.starts_with("--benchmark_") || arg.starts_with("--v=") ? theirs : ours).push_back(argv[i]);
-  }
-}
-
 int run(int argc, char** argv) {
   apps::Options options(kProgram, "Relax sweep bandwidth next to a STREAM-like copy (Google Benchmark).");
   options.option("n", "N", "grid points per dimension, at least 8 (K suffix allowed)", "320");
@@ -139,7 +129,7 @@ int run(int argc, char** argv) {
                  "--benchmark_out_format, --benchmark_filter, --benchmark_min_time, --benchmark_repetitions, ...\n"
                  "With json or csv the ratio table goes to stderr, so stdout stays valid JSON/CSV.");
   std::vector<char*> ours, theirs;
-  split_arguments(argc, argv, ours, theirs);
+  bench::split_arguments(argc, argv, ours, theirs);
   if (!options.parse(static_cast<int>(ours.size()), ours.data())) {
     std::cout << options.answer();
     return apps::kExitSuccess;

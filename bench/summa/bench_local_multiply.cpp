@@ -124,11 +124,8 @@ int run_program(int argc, char** argv) {
   options.epilog("Google Benchmark flags pass through: --benchmark_format=console|json|csv, --benchmark_out=FILE,\n"
                  "--benchmark_filter, --benchmark_min_time, --benchmark_repetitions, ...\n"
                  "With json or csv the ratio table goes to stderr, so stdout stays valid JSON/CSV.");
-  std::vector<char*> ours{argv[0]}, theirs{argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    (arg.starts_with("--benchmark_") || arg.starts_with("--v=") ? theirs : ours).push_back(argv[i]);
-  }
+  std::vector<char*> ours, theirs;
+  bench::split_arguments(argc, argv, ours, theirs);
   if (!options.parse(static_cast<int>(ours.size()), ours.data())) {
     std::fputs(options.answer().c_str(), stdout);
     return apps::kExitSuccess;
