@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 
+#include <apps/driver_main.hpp>
 #include <apps/exit_codes.hpp>
 #include <proxy/harness/session.hpp>  // placement_for, bind_compute_threads (binds unless PROXY_BIND=0)
 #include <proxy/openmp_tasks.hpp>
@@ -25,72 +26,95 @@ constexpr int kInteriorChunks = 4;  // interior tasks per step: the depend claus
 }  // namespace
 
 int main(int argc, char** argv) {
-  proxy::Environment env(argc, argv);
-  heat2d::Problem problem;
-  const int parsed = heat2d::parse_command_line(
-      "heat2d-tasks", "heat2d as an OpenMP task graph: a detached task per halo, fulfilled by the proxy.", env,
-      argc, argv, &problem);
-  if (parsed != heat2d::kRun) return parsed;
-  const int rank = env.rank(), size = env.size(), steps = problem.steps, nx = problem.nx;
-  heat2d::Slab slab(problem, rank, size);
-  const int rows = slab.rows();
+  // driver_main: no exception escapes main (set-up failure: one line, exit 1; usage: exit 2 on every rank).
+  return apps::driver_main("heat2d-tasks", argc, argv, [&](proxy::Environment& env) {
+    heat2d::Problem problem;
+    const int parsed = heat2d::parse_command_line(
+        "heat2d-tasks", "heat2d as an OpenMP task graph: a detached task per halo, fulfilled by the proxy.", env,
+        argc, argv, &problem);
+    if (parsed != heat2d::kRun) return parsed;
+    const int rank = env.rank(), size = env.size(), steps = problem.steps, nx = problem.nx;
+    heat2d::Slab slab(problem, rank, size);
+    const int rows = slab.rows();
 
-  const proxy::Placement placement = proxy::harness::placement_for(env, proxy::harness::Mode::proxy, 0);
-  double max_diff = 0.0;
-  int failures = 0;
-  {
-    proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
-    if (rank == 0)
-      std::printf("heat2d-tasks: %dx%d, %d steps, %d ranks; rank 0 %s; progress %s\n", nx, problem.ny, steps, size,
-                  placement.describe().c_str(), std::string(to_string(proxy.progress_strategy())).c_str());
-    proxy::harness::bind_compute_threads(env, placement);
-    proxy::Plan halo[2];  // one per buffer: PlanSpec send/recv of the edge and ghost rows (heat2d_problem.cpp)
-    slab.commit_halo(proxy, halo);
-    // Dependence objects for buffer b: its edge rows (1 and rows), each interior chunk, its ghost rows.
-    // (One object per chunk, as GCC 12 has no inoutset: chunks of one step write disjoint rows.)
-    char edge[2] = {}, chunk[2][kInteriorChunks] = {}, ghost[2] = {};
-    proxy::Ticket tickets[2];
+    const proxy::Placement placement = proxy::harness::placement_for(env, proxy::harness::Mode::proxy, 0);
+    double max_diff = 0.0;
+    {
+      proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
+      if (rank == 0)
+        std::printf("heat2d-tasks: %dx%d, %d steps, %d ranks; rank 0 %s; progress %s\n", nx, problem.ny, steps,
+                    size, placement.describe().c_str(), std::string(to_string(proxy.progress_strategy())).c_str());
+      proxy::harness::bind_compute_threads(env, placement);
+      proxy::Plan halo[2];  // one per buffer: PlanSpec send/recv of the edge and ghost rows (heat2d_problem.cpp)
+      slab.commit_halo(proxy, halo);
+      // Dependence objects for buffer b: its edge rows (1 and rows), each interior chunk, its ghost rows.
+      // (One object per chunk, as GCC 12 has no inoutset: chunks of one step write disjoint rows.)
+      char edge[2] = {}, chunk[2][kInteriorChunks] = {}, ghost[2] = {};
+      // tickets[b]: the halo epoch; fulfilled[b]: its completion callback, complete once the detached task
+      // is fulfilled, and failed with TimeoutError when the epoch did not complete within the wait timeout.
+      proxy::Ticket tickets[2], fulfilled[2];
+      // A failure in any task ends the whole job at once with one line: the peer cannot know, and the graph
+      // (steps are created ahead) would only go on failing. The proxy still runs meanwhile.
+      auto fail = [rank](const proxy::Error& error) {
+#pragma omp critical(heat2d_tasks_failure)
+        apps::abort_with("heat2d-tasks", "rank " + std::to_string(rank) + ": " + error.what(), apps::kExitRunFailure);
+      };
 #pragma omp parallel
 #pragma omp single
-    for (int step = 0; step < steps; ++step) {
-      const int b = step % 2, nb = 1 - b;
-      omp_event_handle_t ghosts_in;
-      // Completes when the proxy has moved the ghosts (the event is fulfilled on the proxy thread).
-#pragma omp task detach(ghosts_in) depend(in: edge[b]) depend(out: ghost[b]) shared(proxy, halo, tickets)
-      {
-        tickets[b] = proxy.start(halo[b]);
-        proxy::fulfill_when_complete(proxy, tickets[b], ghosts_in);
-      }
-      const int inner_rows = rows - 2;
-      for (int k = 0; k < kInteriorChunks; ++k) {
-        const int lo = 2 + inner_rows * k / kInteriorChunks, hi = 2 + inner_rows * (k + 1) / kInteriorChunks;
+      for (int step = 0; step < steps; ++step) {
+        const int b = step % 2, nb = 1 - b;
+        // Every task of this step needs the previous step's boundary task (edge[b]), which needs all of that
+        // step's tasks: waiting for them here (running tasks meanwhile) costs no overlap, and keeps the
+        // creator from making steps ahead without bound (memory, and a failing task starved of the thread
+        // that would run it). (A plain taskwait: libgomp 12's `taskwait depend` crashes beside a detached task
+        // fulfilled from the proxy thread.)
+#pragma omp taskwait
+        omp_event_handle_t ghosts_in;
+        // Completes when the proxy has moved the ghosts (the event is fulfilled on the proxy thread).
+#pragma omp task detach(ghosts_in) depend(in: edge[b]) depend(out: ghost[b]) shared(proxy, halo, tickets, fulfilled)
+        {
+          try {
+            tickets[b] = proxy.start(halo[b]);
+            fulfilled[b] = proxy::fulfill_when_complete(proxy, tickets[b], ghosts_in);
+          } catch (const proxy::Error& e) {
+            fail(e);
+          }
+        }
+        const int inner_rows = rows - 2;
+        for (int k = 0; k < kInteriorChunks; ++k) {
+          const int lo = 2 + inner_rows * k / kInteriorChunks, hi = 2 + inner_rows * (k + 1) / kInteriorChunks;
 #pragma omp task depend(in: edge[b], chunk[b][0], chunk[b][1], chunk[b][2], chunk[b][3]) depend(out: chunk[nb][k]) \
     shared(slab)
-        slab.update(b, lo, hi);
-      }
+          slab.update(b, lo, hi);
+        }
 #pragma omp task depend(in: edge[b], chunk[b][0], chunk[b][1], chunk[b][2], chunk[b][3], ghost[b]) \
-    depend(out: edge[nb]) shared(slab, tickets, failures)
-      {
-        try {
-          proxy.test(tickets[b]);  // complete (its task was fulfilled); rethrows a failed epoch
-          slab.update(b, 1, 2);
-          if (rows > 1) slab.update(b, rows, rows + 1);
-        } catch (const proxy::Error& e) {
-#pragma omp critical
-          {
-            if (failures++ == 0) std::fprintf(stderr, "heat2d-tasks: rank %d: error: %s\n", rank, e.what());
+    depend(out: edge[nb]) shared(slab, tickets, fulfilled)
+        {
+          try {
+            // The callback has run (its task was fulfilled): test rethrows its TimeoutError for an epoch that
+            // never completed; the halo's own timed wait covers the moment before the callback's outcome is
+            // published, and rethrows a failed epoch.
+            if (!proxy.test(fulfilled[b])) proxy.wait(tickets[b]);
+            proxy.test(tickets[b]);
+            slab.update(b, 1, 2);
+            if (rows > 1) slab.update(b, rows, rows + 1);
+          } catch (const proxy::Error& e) {
+            fail(e);
           }
         }
       }
+      if (problem.verify) {
+        const double local = slab.max_difference_from_serial(steps % 2, steps);
+        try {
+          proxy.call([&] { MPI_Allreduce(&local, &max_diff, 1, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
+        } catch (const proxy::Error& e) {
+          fail(e);
+        }
+      }
+      if (rank == 0 && problem.verbose) std::printf("%s", proxy.statistics().format().c_str());
     }
-    if (failures > 0) return apps::kExitRunFailure;
-    if (problem.verify) {
-      const double local = slab.max_difference_from_serial(steps % 2, steps);
-      proxy.call([&] { MPI_Allreduce(&local, &max_diff, 1, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
-    }
-    if (rank == 0 && problem.verbose) std::printf("%s", proxy.statistics().format().c_str());
-  }
-  if (problem.verify && rank == 0)
-    std::printf("heat2d-tasks: verify: max difference from the serial solver %g\n", max_diff);
-  return problem.verify && max_diff != 0.0 ? apps::kExitVerificationFailed : apps::kExitSuccess;
+    if (problem.verify && rank == 0)
+      std::printf("heat2d-tasks: verify: max difference from the serial solver %g\n", max_diff);
+    return problem.verify && max_diff != 0.0 ? apps::kExitVerificationFailed : apps::kExitSuccess;
+  });
 }

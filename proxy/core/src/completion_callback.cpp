@@ -1,6 +1,7 @@
 // CompletionCallback and ProxyThread::then (completion_callback.hpp).
 #include "completion_callback.hpp"
 
+#include <cstdio>
 #include <exception>
 
 #include "proxy/error.hpp"
@@ -8,12 +9,41 @@
 
 namespace proxy {
 
-CompletionCallback::CompletionCallback(Ticket target, std::function<void()> fn)
+namespace {
+
+constexpr unsigned kPassesPerClockRead = 64;
+
+}  // namespace
+
+CompletionCallback::CompletionCallback(Ticket target, std::function<void()> fn, std::chrono::milliseconds timeout,
+                                       int rank)
     : Operation("after " + target.operation->name() + " epoch " + std::to_string(target.epoch)),
-      target_(std::move(target)), fn_(std::move(fn)) {}
+      target_(std::move(target)), fn_(std::move(fn)), timeout_(timeout), rank_(rank) {}
+
+void CompletionCallback::start(std::uint64_t) {
+  deadline_ = std::chrono::steady_clock::now() + timeout_;
+  passes_ = 0;
+}
 
 bool CompletionCallback::progress() {
-  if (target_.operation->completed_epoch() < target_.epoch) return false;
+  if (target_.operation->completed_epoch() < target_.epoch) {
+    if (++passes_ % kPassesPerClockRead != 0 || std::chrono::steady_clock::now() < deadline_) return false;
+    // The target's wait expired: run fn all the same (a detached OpenMP task must be fulfilled, or its graph
+    // waits for ever), then fail this ticket with the target's diagnostic.
+    std::string outstanding = target_.operation->describe_outstanding();
+    if (outstanding.empty()) outstanding = "(nothing reported)";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f s", static_cast<double>(timeout_.count()) / 1000.0);
+    run_fn();
+    throw TimeoutError(target_.operation->label(), target_.operation->outstanding_peer(), target_.epoch,
+                       std::string("wait timed out after ") + seconds + " on rank " + std::to_string(rank_) +
+                           " (completion callback); outstanding: " + outstanding);
+  }
+  run_fn();
+  return true;
+}
+
+void CompletionCallback::run_fn() {
   try {
     fn_();
   } catch (const std::exception& e) {
@@ -21,7 +51,6 @@ bool CompletionCallback::progress() {
   } catch (...) {
     throw CommError(target_.operation->label(), -1, target_.epoch, "completion callback threw a non-standard exception");
   }
-  return true;
 }
 
 std::string CompletionCallback::describe_outstanding() const {
@@ -31,7 +60,8 @@ std::string CompletionCallback::describe_outstanding() const {
 Ticket ProxyThread::then(const Ticket& ticket, std::function<void()> fn) {
   if (!ticket) throw Error("then: empty ticket");
   if (!fn) throw Error("then: empty function for " + ticket.operation->label() + " epoch " + std::to_string(ticket.epoch));
-  return enqueue_start(std::make_shared<CompletionCallback>(ticket, std::move(fn)), nullptr);
+  return enqueue_start(std::make_shared<CompletionCallback>(ticket, std::move(fn), config_.wait_timeout, rank_),
+                       nullptr);
 }
 
 }  // namespace proxy

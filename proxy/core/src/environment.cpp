@@ -240,7 +240,29 @@ void Environment::abort(std::string_view line, int code) noexcept {
   abort(code);
 }
 
+namespace {
+
+// However MPI_Abort behaves (it has been seen to wait for a peer under Open MPI), the process is gone
+// within this bound: a detached thread _exits with the same code.
+constexpr std::chrono::seconds kAbortBound{10};
+
+void arm_abort_watchdog(int code) noexcept {
+  try {
+    std::thread([code] {
+      std::this_thread::sleep_for(kAbortBound);
+      Environment::report("proxy: error: MPI_Abort did not end this process within " +
+                          std::to_string(kAbortBound.count()) + " s: exiting");
+      std::_Exit(code);
+    }).detach();
+  } catch (...) {
+    // No thread to be had: MPI_Abort alone has to do.
+  }
+}
+
+}  // namespace
+
 void Environment::abort(int code) noexcept {
+  arm_abort_watchdog(code);
   std::fflush(stdout);
   std::fflush(stderr);
   // MPI_Abort's kill can overtake output still in the pipe to the launcher: give it a moment to forward.

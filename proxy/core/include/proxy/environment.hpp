@@ -59,7 +59,8 @@ class Environment {
 
   // Ends every rank at once after a failure that the others cannot know about (a timeout, a peer error):
   // flushes stdout and stderr, gives the launcher a moment to forward them (it can lose output that is
-  // still in a pipe when MPI_Abort tears the job down), then MPI_Abort(MPI_COMM_WORLD, code).
+  // still in a pipe when MPI_Abort tears the job down), then MPI_Abort(MPI_COMM_WORLD, code). Bounded: if
+  // MPI_Abort has not ended the process 10 s after the call, a watchdog thread _exits with `code`.
   [[noreturn]] static void abort(int code) noexcept;
   // The same after writing `line` (a newline is added) to stderr in one write, so it is never cut short.
   [[noreturn]] static void abort(std::string_view line, int code) noexcept;

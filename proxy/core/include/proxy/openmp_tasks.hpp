@@ -10,8 +10,9 @@
 //
 // Thread contract: call from inside the detached task (any compute thread). omp_fulfill_event then runs on
 // the proxy thread, which libgomp allows from a thread outside the team. The event is fulfilled whether the
-// epoch succeeded or failed: a dependent task should test(ticket) to learn which (a failed epoch must not
-// leave the task graph hanging).
+// epoch succeeded, failed or did not complete within the wait timeout (a failed or lost epoch must not leave
+// the task graph hanging): a dependent task waits on the returned ticket, which is complete by then and
+// rethrows the TimeoutError of an epoch that never completed, then test(ticket) to rethrow a failed one.
 #pragma once
 
 #include <omp.h>

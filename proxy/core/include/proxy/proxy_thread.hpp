@@ -100,7 +100,9 @@ class ProxyThread {
   // Runs fn() on the proxy thread once the ticket's epoch has completed, successfully or not (fn may call
   // test(ticket) to tell). Returns the callback's own ticket: waiting on it rethrows an exception fn threw,
   // as CommError "plan 'halo' epoch 3: completion callback threw: <what>". fn must be short and must not
-  // wait: it runs on the thread that progresses all communication.
+  // wait: it runs on the thread that progresses all communication. Timed like wait(): if the epoch has not
+  // completed after config().wait_timeout, fn runs all the same and the returned ticket fails with
+  // TimeoutError naming the epoch's operation, peer and what is outstanding.
   Ticket then(const Ticket& ticket, std::function<void()> fn);
 
   // Starts a custom operation (its next epoch). Same restart rule as plans.
