@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <vector>
 
@@ -71,6 +72,29 @@ TEST(Completion, ACallbackThatThrowsIsReportedNamingPlanAndEpoch) {
   proxy.wait(second);  // the plan itself is unharmed and runs on
   proxy.wait(proxy.start(plan));
   EXPECT_THROW(proxy.then(second, nullptr), proxy::Error);
+}
+
+TEST(Completion, ACallbackWhoseEpochNeverCompletesRunsAndFailsAtTheWaitTimeout) {
+  proxy::Config config = proxy::Config::from_env();
+  config.wait_timeout = std::chrono::milliseconds(300);  // the failure is the point
+  int never = 0;
+  const int left = (world_rank() + world_size() - 1) % world_size();
+  std::atomic<int> runs{0};
+  proxy::ProxyThread proxy(MPI_COMM_WORLD, config);
+  proxy::PlanSpec spec("never");
+  spec.recv(left, 7, &never, 1, MPI_INT);  // nobody sends tag 7: cancelled at the proxy's shutdown
+  const proxy::Plan plan = proxy.commit(spec);
+  const proxy::Ticket after = proxy.then(proxy.start(plan), [&] { runs.fetch_add(1); });
+  try {
+    proxy.wait(after, std::chrono::milliseconds(600'000));  // the callback's own timeout ends it
+    FAIL() << "a callback whose epoch never completed succeeded";
+  } catch (const proxy::TimeoutError& e) {
+    EXPECT_EQ(std::string(e.what()), "plan 'never' epoch 1, peer rank " + std::to_string(left) +
+                                         ": wait timed out after 0.3 s on rank " + std::to_string(world_rank()) +
+                                         " (completion callback); outstanding: recv from rank " +
+                                         std::to_string(left) + " tag 7 (4 bytes)");
+  }
+  EXPECT_EQ(runs.load(), 1);  // fn ran (an OpenMP event it fulfils must not leave its task graph waiting)
 }
 
 TEST(Completion, DetachedTasksAreFulfilledWhenTheirCommunicationCompletes) {
