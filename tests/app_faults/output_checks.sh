@@ -60,4 +60,19 @@ expect 0 "" "${rb2[@]}" --output "$work/torn.jsonl"
 [ "$(sed -n 1p "$work/torn.jsonl")" = '{"torn":1}' ] || fail "$(cat "$work/torn.jsonl")"
 sed -n 2p "$work/torn.jsonl" | grep -q '^{"mode":"sync",.*}$' || fail "$(cat "$work/torn.jsonl")"
 [ "$(wc -l < "$work/torn.jsonl")" -eq 2 ] || fail "$(cat "$work/torn.jsonl")"
+# A CSV whose last line lacks its newline: the new row starts on a line of its own; nothing is lost.
+expect 0 "" "${rb2[@]}" --output "$work/cut.csv"
+truncate -s -1 "$work/cut.csv"
+expect 0 "" "${rb2[@]}" --output "$work/cut.csv"
+[ "$(wc -l < "$work/cut.csv")" -eq 3 ] || fail "$(cat "$work/cut.csv")"
+[ "$(grep -c '^sync,' "$work/cut.csv")" -eq 2 ] || fail "$(cat "$work/cut.csv")"
+# A file another process keeps locked: refused before the run (no table), naming the holder, within a bound.
+: > "$work/held.csv"
+flock "$work/held.csv" sleep 120 >/dev/null 2>&1 & holder=$!
+trap 'kill $holder 2>/dev/null' EXIT
+for _ in $(seq 100); do grep -q " $holder " /proc/locks 2>/dev/null && break; sleep 0.1; done
+expect 2 "^redblack3d: error: --output '$work/held.csv' is locked by process [0-9]+ \\((flock|sleep)\\); waited 2 s$" \
+  "${rb2[@]}" --output "$work/held.csv"
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+[ ! -s "$work/held.csv" ] || fail "the refused run wrote into $work/held.csv"
 echo "output_checks: all cases passed"

@@ -1,6 +1,9 @@
 #include "apps/output_file.hpp"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <stdexcept>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -9,12 +12,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <proxy/config.hpp>
 #include <proxy/harness/timed_wait.hpp>
 
+#include "apps/file_lock.hpp"
 #include "apps/usage_error.hpp"
 
 namespace apps {
 namespace {
+
+// How long the check before the run waits for a lock another process holds on the output file (a run
+// appending holds it for microseconds): 2 s, and at most half the wait timeout, which the other ranks
+// spend waiting for this check's outcome.
+std::chrono::milliseconds lock_patience() {
+  return std::min<std::chrono::milliseconds>(std::chrono::seconds(2), proxy::Config::from_env().wait_timeout / 2);
+}
 
 std::string directory_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
@@ -52,6 +64,14 @@ std::string record_output_problem(const std::string& path, const RunRecord& prot
     return error.what();
   }
   if (std::string reason = unwritable_reason("--output", path); !reason.empty()) return reason;
+  // Another process keeping the file locked would hold the run's records after all its work: say so now.
+  if (const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {
+    try {
+      const FileLock probe(fd, path, lock_patience());
+    } catch (const std::runtime_error& error) {
+      return std::string("--output ") + error.what();
+    }
+  }
   std::ifstream in(path);
   std::string header;
   if (!in || !std::getline(in, header) || header.empty()) return "";  // new or empty: the header comes first

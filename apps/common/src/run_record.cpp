@@ -1,6 +1,7 @@
 #include "apps/run_record.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -8,10 +9,10 @@
 #include <stdexcept>
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apps/file_lock.hpp"
 #include "apps/json_string.hpp"
 #include "apps/usage_error.hpp"
 
@@ -48,22 +49,9 @@ struct JsonValue {
   std::string operator()(bool v) const { return v ? "true" : "false"; }
 };
 
-// An exclusive advisory lock (flock) on an open file, released on destruction. Runs that append records
-// take it, so their lines never interleave and exactly one of them writes a new CSV's header.
-class FileLock {
- public:
-  explicit FileLock(int fd) : fd_(fd) {
-    while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno != EINTR) break;  // no locking on this file system: still one write(2) per record
-    }
-  }
-  ~FileLock() { ::close(fd_); }  // closing releases the lock
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_;
-};
+// How long an append waits for another run's lock: appends take microseconds, so a lock held longer belongs
+// to something else (an editor, a stuck process), which is reported rather than waited on for ever.
+constexpr std::chrono::seconds kAppendPatience{60};
 
 }  // namespace
 
@@ -128,10 +116,12 @@ void RunRecord::append_to(const std::string& path) const {
   const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
   if (fd < 0) throw std::runtime_error("cannot open '" + path + "' for the run record: " + std::strerror(errno));
   // Held until close: concurrent runs appending to one file take turns, and the first writes the header.
-  const FileLock lock(fd);
+  const FileLock lock(fd, path, kAppendPatience);
   struct stat info{};
   if (::fstat(fd, &info) != 0) throw std::runtime_error("cannot read '" + path + "': " + std::strerror(errno));
   std::string text;
+  char last = '\n';  // a last line without its newline (a torn or hand-edited file) gets one first
+  if (info.st_size > 0 && ::pread(fd, &last, 1, info.st_size - 1) == 1 && last != '\n') text.push_back('\n');
   if (format == RecordFormat::csv) {
     const std::string header = csv_header();
     if (info.st_size == 0) {
@@ -146,8 +136,6 @@ void RunRecord::append_to(const std::string& path) const {
     }
     text.append(csv_row()).push_back('\n');
   } else {
-    char last = '\n';  // a last line without its newline (a torn or hand-edited file) gets one first
-    if (info.st_size > 0 && ::pread(fd, &last, 1, info.st_size - 1) == 1 && last != '\n') text.push_back('\n');
     text.append(json()).push_back('\n');
   }
   // One write(2) of whole lines with O_APPEND: a killed run leaves the record out, never half of it.
