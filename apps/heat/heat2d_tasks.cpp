@@ -8,6 +8,7 @@
 //   usage: mpiexec -n 2 heat2d-tasks [--nx 256] [--ny 256] [--iters 200] [--verify]   (see --help)
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -22,6 +23,7 @@
 namespace {
 
 constexpr int kInteriorChunks = 4;  // interior tasks per step: the depend clauses below list all four
+constexpr int kStepsPerRegion = 32;  // steps whose tasks exist at once (one parallel region each)
 
 }  // namespace
 
@@ -59,16 +61,17 @@ int main(int argc, char** argv) {
 #pragma omp critical(heat2d_tasks_failure)
         apps::abort_with("heat2d-tasks", "rank " + std::to_string(rank) + ": " + error.what(), apps::kExitRunFailure);
       };
+      // The graph is built kStepsPerRegion steps at a time, one parallel region each: a creator that made
+      // every step's tasks up front used memory without bound and could starve a failing task of the thread
+      // that would run it. The region's closing barrier is also where libgomp 12 reliably completes tasks
+      // fulfilled from outside the team (the proxy thread): a taskwait there can sleep through the
+      // fulfilment, and `taskwait depend` crashes beside it.
+      for (int first = 0; first < steps; first += kStepsPerRegion) {
+        const int last = std::min(steps, first + kStepsPerRegion);
 #pragma omp parallel
 #pragma omp single
-      for (int step = 0; step < steps; ++step) {
+      for (int step = first; step < last; ++step) {
         const int b = step % 2, nb = 1 - b;
-        // Every task of this step needs the previous step's boundary task (edge[b]), which needs all of that
-        // step's tasks: waiting for them here (running tasks meanwhile) costs no overlap, and keeps the
-        // creator from making steps ahead without bound (memory, and a failing task starved of the thread
-        // that would run it). (A plain taskwait: libgomp 12's `taskwait depend` crashes beside a detached task
-        // fulfilled from the proxy thread.)
-#pragma omp taskwait
         omp_event_handle_t ghosts_in;
         // Completes when the proxy has moved the ghosts (the event is fulfilled on the proxy thread).
 #pragma omp task detach(ghosts_in) depend(in: edge[b]) depend(out: ghost[b]) shared(proxy, halo, tickets, fulfilled)
@@ -102,6 +105,7 @@ int main(int argc, char** argv) {
             fail(e);
           }
         }
+      }
       }
       if (problem.verify) {
         const double local = slab.max_difference_from_serial(steps % 2, steps);
