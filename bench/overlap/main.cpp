@@ -200,6 +200,32 @@ void print_header() {
             << std::setw(8) << "IMB %" << std::setw(10) << "slowdown" << "\n";
 }
 
+// One measurement's record (also, with any values, the prototype whose CSV header --output is checked against).
+apps::RunRecord make_record(const Settings& s, const std::string& mode, const std::string& pattern,
+                            const std::string& shape, long long size, long long bytes, int ranks,
+                            const overlap::Overlap& r, const std::string& wait_policy, apps::Provenance provenance) {
+  apps::RunRecord record;
+  record.set("benchmark", "overlap")
+      .set("label", s.label)
+      .set("mode", mode)
+      .set("pattern", pattern)
+      .set("shape", shape)
+      .set("size", size)
+      .set("bytes", bytes)
+      .set("ranks", ranks)
+      .set("iterations", r.iterations)
+      .set("pure_us", r.pure_s * 1e6)
+      .set("compute_us", r.compute_s * 1e6)
+      .set("overall_us", r.overall_s * 1e6)
+      .set("compute_during_us", r.compute_during_s * 1e6)
+      .set("overlap_osu_pct", r.osu_percent())
+      .set("overlap_imb_pct", r.imb_percent())
+      .set("compute_slowdown", r.slowdown())
+      .set("wait_policy", wait_policy);
+  record.set_provenance(std::move(provenance));
+  return record;
+}
+
 void report(const Settings& s, const std::string& mode, const Case& c, const overlap::Overlap& r, int ranks,
             const std::string& wait_policy, const std::string& placement) {
   const std::string size = c.pattern->name() == "p2p" ? human_bytes(static_cast<std::size_t>(c.size))
@@ -211,28 +237,11 @@ void report(const Settings& s, const std::string& mode, const Case& c, const ove
             << std::setw(8) << r.imb_percent() << std::setprecision(2) << std::setw(10) << r.slowdown() << "\n"
             << std::flush;
   if (s.output.empty()) return;
-  apps::RunRecord record;
-  record.set("benchmark", "overlap")
-      .set("label", s.label)
-      .set("mode", mode)
-      .set("pattern", c.pattern->name())
-      .set("shape", c.pattern->shape())
-      .set("size", c.size)
-      .set("bytes", static_cast<long long>(c.pattern->bytes()))
-      .set("ranks", ranks)
-      .set("iterations", r.iterations)
-      .set("pure_us", r.pure_s * 1e6)
-      .set("compute_us", r.compute_s * 1e6)
-      .set("overall_us", r.overall_s * 1e6)
-      .set("compute_during_us", r.compute_during_s * 1e6)
-      .set("overlap_osu_pct", r.osu_percent())
-      .set("overlap_imb_pct", r.imb_percent())
-      .set("compute_slowdown", r.slowdown())
-      .set("wait_policy", wait_policy);
   apps::Provenance provenance = s.provenance;
   provenance.placement = placement;
-  record.set_provenance(std::move(provenance));
-  record.append_to(s.output);
+  make_record(s, mode, c.pattern->name(), c.pattern->shape(), c.size, static_cast<long long>(c.pattern->bytes()),
+              ranks, r, wait_policy, std::move(provenance))
+      .append_to(s.output);
 }
 
 void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cases, overlap::ComputeKernel& kernel,
@@ -289,6 +298,11 @@ int run(proxy::Environment& environment, int argc, char** argv) {
     if (options.show_config_requested()) return apps::kExitSuccess;
   }
   settings.provenance = apps::collect_provenance();
+  // Before any measurement: a bad --output ends every rank now with one line (exit 2), not after the work,
+  // and not with one rank gone while the others wait in the set-up.
+  if (!settings.output.empty())
+    apps::check_record_output(MPI_COMM_WORLD, settings.output,
+                              make_record(settings, "", "", "", 0, 0, 0, overlap::Overlap{}, "", settings.provenance));
   overlap::ComputeKernel kernel;
   kernel.calibrate();
   auto cases = make_cases(settings, MPI_COMM_WORLD);
@@ -315,10 +329,10 @@ int main(int argc, char** argv) {
                                    async_progress_requested() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED);
     return apps::run_guarded(kProgram, environment.rank(), [&] { return run(environment, argc, argv); });
   } catch (const proxy::CommError& error) {
-    std::cerr << kProgram << ": communication failed: " << error.what() << "\n";
-    proxy::Environment::abort(1);  // the other ranks may be waiting on this one
+    // The other ranks may be waiting on this one: end them all with the line.
+    proxy::Environment::abort(std::string(kProgram) + ": communication failed: " + error.what(), 1);
   } catch (const std::exception& error) {
-    std::cerr << kProgram << ": error: " << error.what() << "\n";
-    return 1;
+    // A failure on one rank (an I/O error while writing a record, a set-up error): the others cannot know.
+    proxy::Environment::abort(std::string(kProgram) + ": error: " + error.what(), 1);
   }
 }
