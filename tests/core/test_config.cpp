@@ -57,7 +57,7 @@ TEST(Config, BadEnvironmentValuesAreNamed) {
   }
   {
     EnvVar v("PROXY_WAIT_TIMEOUT", "-1");
-    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_WAIT_TIMEOUT='-1' is not a number of seconds above 0 and at most 1e6");
+    EXPECT_EQ(error_of([] { proxy::Config::from_env(); }), "PROXY_WAIT_TIMEOUT='-1' is not a number of seconds from 0.01 to 1e6");
   }
   {
     EnvVar v("PROXY_QUEUE_CAPACITY", "100");

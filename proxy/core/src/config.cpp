@@ -69,8 +69,9 @@ Config Config::from_env(Config config) {
   if (const char* v = env("PROXY_WAIT_TIMEOUT")) {
     char* end = nullptr;
     const double seconds = std::strtod(v, &end);
-    if (end == v || *end != '\0' || !std::isfinite(seconds) || seconds <= 0 || seconds > kMaxWaitTimeoutSeconds)
-      throw Error(std::string("PROXY_WAIT_TIMEOUT='") + v + "' is not a number of seconds above 0 and at most 1e6");
+    if (end == v || *end != '\0' || !std::isfinite(seconds) || seconds < kMinWaitTimeoutSeconds ||
+        seconds > kMaxWaitTimeoutSeconds)
+      throw Error(std::string("PROXY_WAIT_TIMEOUT='") + v + "' is not a number of seconds from 0.01 to 1e6");
     config.wait_timeout = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
   }
   if (const char* v = env("PROXY_SPIN_COUNT"))

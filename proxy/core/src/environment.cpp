@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -16,6 +17,7 @@
 
 #include "proxy/config.hpp"
 #include "proxy/error.hpp"
+#include "proxy/placement.hpp"
 
 namespace proxy {
 
@@ -56,10 +58,29 @@ std::string program_name(int argc, char** argv) {
 
 // Every rank validates the PROXY_* variables and they agree before anything else: the lowest rank that
 // found a bad one prints it, then every rank finalises and exits 2, so nobody waits for a rank that left.
-void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size) {
+// Settings that name a resource are checked against this machine and this rank's binding: PROXY_CORE must
+// be a core of the host inside the binding the launcher gave the rank (binding modulo the core count, as
+// hwloc would, ran the proxy on a core nobody asked for).
+std::string resource_problem(const Topology& topology) {
+  const char* v = std::getenv("PROXY_CORE");
+  if (v == nullptr || *v == '\0') return "";
+  const int core = Config::from_env().proxy_core;  // already validated: -1 .. kMaxCore
+  if (core < 0) return "";
+  const std::string named = std::string("PROXY_CORE='") + v + "' ";
+  if (core >= topology.cores())
+    return named + "names core " + std::to_string(core) + ", but this host has cores 0-" +
+           std::to_string(topology.cores() - 1);
+  const std::vector<int> binding = topology.binding();
+  if (!binding.empty() && std::find(binding.begin(), binding.end(), core) == binding.end())
+    return named + "is outside this rank's binding (cores " + describe_cores(binding) + ")";
+  return "";
+}
+
+void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size, const Topology& topology) {
   std::string problem;
   try {
     validate_environment();
+    problem = resource_problem(topology);
   } catch (const Error& e) {
     problem = e.what();
   }
@@ -151,10 +172,9 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
   }
   check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
   check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
-  refuse_bad_settings_on_every_rank(program_name(argc, argv), rank_, size_);
-
   // Before any thread of this process is bound: the binding read here is the launcher's.
   topology_ = std::make_unique<Topology>();
+  refuse_bad_settings_on_every_rank(program_name(argc, argv), rank_, size_, *topology_);
   host_ = discover_host(*topology_, rank_, host_rank_);
 
   MPI_Comm physical = MPI_COMM_NULL;

@@ -42,7 +42,8 @@ struct Config {
 
 // The documented bounds of the settings (README "Settings"): a value outside them is refused by name, so a
 // huge timeout cannot overflow a clock and a huge queue cannot exhaust memory.
-inline constexpr double kMaxWaitTimeoutSeconds = 1e6;             // PROXY_WAIT_TIMEOUT in (0, 1e6]
+inline constexpr double kMinWaitTimeoutSeconds = 0.01;  // PROXY_WAIT_TIMEOUT in [0.01, 1e6]: below 10 ms a
+inline constexpr double kMaxWaitTimeoutSeconds = 1e6;   // wait would fail on a scheduler time slice alone
 inline constexpr long kMaxSpinCount = 1'000'000'000;              // PROXY_SPIN_COUNT in [0, 1e9]
 inline constexpr long kMaxCore = 65535;                           // PROXY_CORE in [-1, 65535]
 inline constexpr long kMaxQueueCapacity = 1L << 20;               // PROXY_QUEUE_CAPACITY a power of two in [2, 2^20]
