@@ -82,7 +82,7 @@ redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, i
     throw apps::UsageError("--n: expected N or NX,NY,NZ, got '" + options.value("n") + "'");
   }
   for (int d = 0; d < 3; ++d) settings.global[d] = static_cast<int>(n.size() == 1 ? n[0] : n[d]);
-  settings.iterations = static_cast<int>(options.integer("iters", 1, 1 << 30));
+  settings.iterations = static_cast<int>(options.integer("iters", 1, (1 << 30) - 1));  // 2 x iters steps fit in int
   settings.omega = options.real("omega", 0.0, 2.0);
   settings.threads = static_cast<int>(options.integer("threads", 0, 4096));
   settings.verify = options.flag_set("verify");

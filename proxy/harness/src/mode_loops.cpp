@@ -192,6 +192,8 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
 }  // namespace
 
 Timings Session::run(const Steps& steps, std::string_view context) {
+  // A negative count is an overflowed derivation (2 x iterations past INT_MAX): never a silent empty run.
+  if (steps.count < 0) throw InvalidSettings("a run of " + std::to_string(steps.count) + " steps (an overflowed count)");
   int at = 0;
   try {
     switch (mode_) {
