@@ -178,4 +178,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.run_main("compare-panels", main, sys.argv[1:]))

@@ -110,3 +110,16 @@ def record_format(path, name="--output"):
     if not parent.is_dir():
         raise UsageError(f"{name} '{path}': the directory '{parent}' does not exist")
     return "csv" if suffix == ".csv" else "json"
+
+
+def run_main(program, main, argv):
+    """Runs main(argv) and returns its exit status, so that no input ends a tool in a Python traceback: an
+    unexpected exception (a bug this tool did not foresee) is one line naming its type, exit 1."""
+    try:
+        return main(argv)
+    except KeyboardInterrupt:
+        print(f"{program}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:  # noqa: BLE001 (the last resort: one line instead of a traceback)
+        print(f"{program}: error: unexpected {type(error).__name__}: {error}", file=sys.stderr)
+        return EXIT_FAILURE

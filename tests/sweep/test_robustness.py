@@ -136,6 +136,25 @@ class TestRobustness(unittest.TestCase):
         self.usage_error([SWEEP, "--driver", FAKE, "--group", "modes=mt ranks", "--out", self.out],
                          "sweep: error: --group 'modes=mt ranks': 'ranks' is not KEY=VALUE")
 
+    def test_spec_of_the_wrong_shape(self):
+        """Valid JSON or TOML of the wrong shape: one line naming the key and what it holds, exit 2, no
+        traceback; a directory as --spec is named as one."""
+        cases = [("[]", "must hold a table of settings (a JSON object or a TOML document), not an array"),
+                 ('{"driver": 3}', ": 'driver' must be a string (the driver's path), not an integer"),
+                 ('{"reps": "x"}', ": 'reps' must be an integer, not a string"),
+                 ('{"params": {"n": {"a": 1}}}',
+                  ": 'params.n' must be a string, number or boolean (or an array of them), not a table"),
+                 ('{"ranks": [[2]]}', ": 'ranks' must be an integer or an array of integers, not an array holding "
+                                      "an array"),
+                 ('{"groups": [3]}', ": group 1 must be a table of settings")]
+        for text, tail in cases:
+            spec = Path(self.tmp.name) / "spec.json"
+            spec.write_text(text)
+            self.usage_error([SWEEP, "--spec", spec, "--driver", FAKE, "--out", self.out],
+                             f"sweep: error: spec file '{spec}'{tail if tail.startswith(':') else ' ' + tail}")
+        self.usage_error([SWEEP, "--spec", self.tmp.name, "--driver", FAKE, "--out", self.out],
+                         f"sweep: error: spec file '{self.tmp.name}' is a directory")
+
 
 class TestPlotInput(unittest.TestCase):
     """apps/plot on damaged input: one line naming the problem, exit 2, no traceback."""
