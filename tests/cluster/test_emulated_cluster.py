@@ -8,6 +8,7 @@ SIGTERM or a SIGKILL followed by the next run. Each CTest test runs one case:
 Needs root and `ip netns`; without them every case exits 77 (CTest: skipped) after one line saying why.
 Environment (set by CTest): CLUSTER_TEST_REDBLACK3D, CLUSTER_TEST_OVERLAP, CLUSTER_TEST_PROXY_INFO (built
 programs; their cases are skipped without them)."""
+import glob
 import os
 import re
 import shutil
@@ -187,9 +188,14 @@ class TestEmulatedCluster(unittest.TestCase):
         run.kill()
         run.wait()
         self.assertNotEqual(cluster_objects(), [], "a killed run should have left its namespaces")
+        folders = set(glob.glob("/tmp/emulated-cluster.??????"))
+        self.assertNotEqual(folders, set(), "a killed run should have left its work folder")
         _, err = self.cluster("--nodes", "2", "--cores-per-node", "1", "--", "true")
         self.assertIn("removing leftovers of an earlier run", err)
+        self.assertIn("removing the work folder of an earlier run", err)
         self.assertEqual(self.processes(marker), [], "the killed run's ranks survive the next run")
+        self.assertEqual(folders & set(glob.glob("/tmp/emulated-cluster.??????")), set(),
+                         "the killed run's work folder survives the next run")
 
     def test_bad_input(self):
         """One line naming the bad value, exit 2, nothing created."""
