@@ -120,4 +120,20 @@ TEST(CollectivePlans, ReduceWithoutAnOperationIsRefused) {
   }
 }
 
+TEST(CollectivePlans, ReduceTakesANullResultOffTheRootAsMpiDoes) {
+  const int rank = world_rank(), size = world_size();
+  std::vector<long> mine(100000), total(rank == 0 ? 100000 : 0);
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  const proxy::Plan plan = proxy.commit(proxy::PlanSpec("prk-reduce").reduce(
+      MPI_COMM_WORLD, 0, mine.data(), rank == 0 ? total.data() : nullptr, 100000, MPI_LONG, MPI_SUM));
+  for (long epoch = 1; epoch <= 3; ++epoch) {
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = epoch * (rank + 1) + static_cast<long>(i);
+    proxy.wait(proxy.start(plan));
+    if (rank != 0) continue;
+    const long ranks_sum = static_cast<long>(size) * (size + 1) / 2;
+    for (std::size_t i = 0; i < total.size(); i += 9999)
+      EXPECT_EQ(total[i], epoch * ranks_sum + static_cast<long>(size) * static_cast<long>(i)) << "epoch " << epoch;
+  }
+}
+
 }  // namespace

@@ -166,6 +166,13 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
       if (self->owns_mpi_) MPI_Finalize();
     }
   } undo{this};
+  if (thread_level_ < required_thread_level && !owns_mpi_) {
+    // The code initialised MPI itself: the level is what it asked for, not what the library can give.
+    throw Error("MPI was initialised before this Environment at " + thread_level_name(thread_level_) +
+                " but the proxy needs " + thread_level_name(required_thread_level) +
+                ": call MPI_Init_thread asking for " + thread_level_name(required_thread_level) +
+                " or remove the MPI_Init and let the Environment initialise MPI");
+  }
   if (thread_level_ < required_thread_level) {
     throw Error("the MPI library provides " + thread_level_name(thread_level_) + " but the proxy needs " +
                 thread_level_name(required_thread_level));

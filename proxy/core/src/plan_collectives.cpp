@@ -24,7 +24,12 @@ void validate_collectives(const PlanSpec& spec) {
       throw Error(item + "names root " + std::to_string(e.root) + ", outside its communicator (size " +
                   std::to_string(size) + ")");
     if (e.count < 0) throw Error(item + "has a negative count " + std::to_string(e.count));
-    if (e.count > 0 && e.buffer == nullptr) throw Error(item + "has a null buffer for count " + std::to_string(e.count));
+    int rank = 0;
+    MPI_Comm_rank(e.comm, &rank);
+    // MPI_Reduce ignores the receive buffer off the root, so a null one is allowed there, as MPI allows it.
+    const bool result_ignored = e.kind == CollectiveElement::Kind::reduce && rank != e.root;
+    if (e.count > 0 && e.buffer == nullptr && !result_ignored)
+      throw Error(item + "has a null buffer for count " + std::to_string(e.count));
     if (e.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");
     if (e.kind != CollectiveElement::Kind::broadcast && e.op == MPI_OP_NULL) throw Error(item + "has MPI_OP_NULL");
   }

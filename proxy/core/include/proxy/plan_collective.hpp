@@ -20,7 +20,7 @@ struct CollectiveElement {
   MPI_Comm comm = MPI_COMM_NULL;  // the user's communicator (duplicated at commit)
   int root = 0;                   // broadcast and reduce
   const void* send = nullptr;     // reduce, allreduce (MPI_IN_PLACE allowed where MPI allows it)
-  void* buffer = nullptr;         // broadcast: the data; reduce/allreduce: the result
+  void* buffer = nullptr;         // broadcast: the data; reduce/allreduce: the result (reduce: may be null off the root)
   int count = 0;
   MPI_Datatype type = MPI_BYTE;
   MPI_Op op = MPI_OP_NULL;        // reduce, allreduce
