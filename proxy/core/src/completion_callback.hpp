@@ -26,6 +26,7 @@ class CompletionCallback final : public Operation {
   void start(std::uint64_t) override;
   bool progress() override;
   std::string describe_outstanding() const override;
+  bool unattended() const noexcept override { return true; }  // its waiters are wherever fn wakes them
 
  private:
   void run_fn();

@@ -54,7 +54,9 @@ std::size_t ProgressLoop::step() {
 void ProgressLoop::run_cooperative() {
   // The backstop for work nobody progresses (a plan started and not waited on by code without progress
   // points): a step when the other threads have taken none since the last look. A wake-up costs the
-  // compute threads a few microseconds of their core, hence the low rates.
+  // compute threads a few microseconds of their core, hence the low rates. Unattended work (a completion
+  // callback: its waiters sleep elsewhere, in libgomp's barrier for a detached task) is the exception: no
+  // other thread will step for it, so while some is active this thread polls as a dedicated proxy does.
   constexpr auto kBackstopInterval = std::chrono::milliseconds(1);  // while work is in flight
   constexpr auto kIdleInterval = std::chrono::milliseconds(20);     // nothing in flight (a ring wakes earlier)
   std::uint64_t steps_seen = channel_.steps.load(std::memory_order_relaxed);
@@ -62,15 +64,19 @@ void ProgressLoop::run_cooperative() {
   for (;;) {
     const bool stop = channel_.stop_requested.load(std::memory_order_acquire);
     const bool nobody_progressed = channel_.steps.load(std::memory_order_relaxed) == steps_seen;
+    const bool polling = channel_.unattended.load(std::memory_order_relaxed) > 0;
     if ((stop || rung || nobody_progressed) && channel_.token.try_acquire()) {
-      step();
+      const bool drained = step() > 0;
       if (stopping_ && shut_down()) return;  // keeps the token: run() frees the plans' requests next
       channel_.token.release();
+      if (drained) idle_rounds_ = 0;
     }
     steps_seen = channel_.steps.load(std::memory_order_relaxed);
+    rung = false;
     if (stop) {
       std::this_thread::sleep_for(std::chrono::microseconds(50));  // draining: the waiters are gone
-      rung = false;
+    } else if (polling) {
+      pause_in_flight();
     } else {
       const bool in_flight = channel_.pending.load(std::memory_order_relaxed) > 0;
       rung = channel_.doorbell.wait_for(in_flight ? kBackstopInterval : kIdleInterval);
@@ -120,6 +126,11 @@ void ProgressLoop::start(Command& command) {
   }
   channel_.starting.store(nullptr, std::memory_order_release);
   if (entry.plan != nullptr) entry.plan->set_in_flight(true);
+  // The first unattended operation wakes a cooperative proxy thread sleeping its backstop interval: from
+  // now on it polls (run_cooperative).
+  if (entry.operation->unattended() && channel_.unattended.fetch_add(1, std::memory_order_relaxed) == 0 &&
+      channel_.cooperative && std::this_thread::get_id() != channel_.proxy_thread.load(std::memory_order_relaxed))
+    channel_.doorbell.ring();
   active_.push_back(std::move(entry));
 }
 
@@ -169,6 +180,7 @@ void ProgressLoop::fail(const ActiveOperation& entry, std::exception_ptr error) 
 
 void ProgressLoop::leave_active_set(const ActiveOperation& entry) {
   if (entry.plan != nullptr) entry.plan->set_in_flight(false);  // frees the plan if its last handle went
+  if (entry.operation->unattended()) channel_.unattended.fetch_sub(1, std::memory_order_relaxed);
 }
 
 bool ProgressLoop::shut_down() {
@@ -205,11 +217,27 @@ void ProgressLoop::idle(std::size_t drained) {
     idle_rounds_ = 0;
     return;
   }
-  ++idle_rounds_;
   if (active_.empty()) {
+    ++idle_rounds_;
     channel_.wakeup.wait(
         [&] { return channel_.queue.size_approx() > 0 || channel_.stop_requested.load(std::memory_order_acquire); },
         config_.wait_policy, Notifier::Clock::now() + std::chrono::milliseconds(50), config_.spin_count);
+    return;
+  }
+  pause_in_flight();
+}
+
+void ProgressLoop::pause_in_flight() {
+  ++idle_rounds_;
+  if (channel_.cooperative) {
+    // This thread shares a core with compute threads, which may spin (OpenMP's active wait): it never
+    // spins, and after a few yields it sleeps whatever the policy, as a yield to a spinning thread can
+    // cost its whole time slice and a wake-up from a sleep preempts it.
+    constexpr std::uint64_t kYieldsBeforeSleep = 100;
+    if (idle_rounds_ > kYieldsBeforeSleep)
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    else
+      std::this_thread::yield();
     return;
   }
   // With work in flight MPI needs polling, so even `block` only yields, then sleeps briefly.

@@ -59,6 +59,7 @@ struct ProxyChannel {
   Doorbell doorbell;                        // wakes the sleeping proxy: stop, or a start that found the token taken
   std::atomic<std::int64_t> pending{0};     // commands queued + operations active (producers add, steps retire)
   std::atomic<std::uint64_t> steps{0};      // progress steps taken, by any thread
+  std::atomic<int> unattended{0};           // active operations no compute thread waits on (token holder writes)
 
   // Written by the proxy, read by ProxyThread::statistics().
   double started_at = now_seconds();
@@ -97,6 +98,7 @@ class ProgressLoop {
   void fail(const ActiveOperation& entry, std::exception_ptr error);  // store the error, then publish
   bool shut_down();                       // stopping: true when done (cancels what missed the deadline)
   void idle(std::size_t drained);         // wait per the policy when there was nothing to do
+  void pause_in_flight();                 // between polls of work in flight: relax, yield, then sleep briefly
   void run_cooperative();                 // the sleeping backstop; returns holding the token, stopped
   void account_busy_time(bool busy);
   // The time for this pass of the loop, read once (a clock read costs ~25 ns, several per hand-off):

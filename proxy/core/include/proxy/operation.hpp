@@ -50,6 +50,10 @@ class Operation {
   virtual int outstanding_peer() const noexcept { return -1; }
   // Bytes moved per epoch, for the statistics.
   virtual std::uint64_t bytes_per_epoch() const noexcept { return 0; }
+  // Whether no compute thread waits on this work, so only the proxy thread will ever progress it (a
+  // completion callback, whose waiters sleep in another runtime: libgomp's barrier). Under the
+  // cooperative strategy the proxy thread polls while such work is active instead of backing up.
+  virtual bool unattended() const noexcept { return false; }
 
   std::uint64_t completed_epoch() const noexcept { return completed_.load(std::memory_order_acquire); }
   std::uint64_t started_epoch() const noexcept { return started_.load(std::memory_order_acquire); }
