@@ -245,6 +245,7 @@ bool Environment::bind_openmp_threads(const Placement& placement) const {
       ok.store(false, std::memory_order_relaxed);
   }
   return ok.load();
+  if (placement.threads > 0) omp_set_num_threads(placement.threads);  // the later teams too, not only this one
 }
 
 void Environment::report(std::string_view line) noexcept {

@@ -1,5 +1,7 @@
 #include "proxy/harness/session.hpp"
 
+#include <omp.h>
+
 #include <array>
 
 #include "proxy/config.hpp"
@@ -12,7 +14,10 @@
 namespace proxy::harness {
 
 bool bind_compute_threads(const Environment& env, const Placement& placement) {
-  if (!Config::from_env().bind) return false;  // PROXY_BIND=0: no thread of the run is bound
+  if (!Config::from_env().bind) {  // PROXY_BIND=0: no thread of the run is bound, the teams are still sized
+    if (placement.threads > 0) omp_set_num_threads(placement.threads);
+    return false;
+  }
   return env.bind_openmp_threads(placement);
 }
 

@@ -53,8 +53,10 @@ class Environment {
   // on the host must ask for the same threads and with_proxy. threads = 0: one compute thread per compute
   // core. When its proxy must share a core, world rank 0 prints a one-line notice (once per process).
   Placement placement(int threads, bool with_proxy) const;
-  // Binds the calling OpenMP team's threads to placement.compute_cores (call outside a parallel region;
-  // it opens one). Returns false if binding was refused.
+  // Sizes the calling thread's OpenMP teams to placement.threads (omp_set_num_threads: a parallel region
+  // without num_threads gets the placement's count, not one thread per core the process may use) and binds
+  // their threads to placement.compute_cores (call outside a parallel region; it opens one). Returns false
+  // if binding was refused.
   bool bind_openmp_threads(const Placement& placement) const;
 
   // Ends every rank at once after a failure that the others cannot know about (a timeout, a peer error):

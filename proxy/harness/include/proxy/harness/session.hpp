@@ -30,8 +30,9 @@
 
 namespace proxy::harness {
 
-// Binds the calling OpenMP team's threads to placement's compute cores, unless PROXY_BIND=0 (the same
-// switch the proxy thread honours). Returns whether it bound. For programs without a Session (heat2d).
+// Sizes the calling thread's OpenMP teams to placement.threads and binds their threads to placement's
+// compute cores, unless PROXY_BIND=0 (the same switch the proxy thread honours). Returns whether it bound.
+// For programs without a Session (heat2d).
 bool bind_compute_threads(const Environment& env, const Placement& placement);
 
 // The placement of a run in `mode` with `threads` compute threads per rank (mt/proxy). In proxy mode it
