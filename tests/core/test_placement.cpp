@@ -8,6 +8,7 @@
 
 #include "proxy/error.hpp"
 #include "proxy/placement.hpp"
+#include "proxy/progress.hpp"
 
 namespace {
 
@@ -90,7 +91,33 @@ TEST(Placement, MoreThreadsThanCoresIsOversubscribed) {
   const auto p = proxy::compute_placement({4, 1, 0, 6, true});
   EXPECT_EQ(p.threads, 6);
   EXPECT_TRUE(p.oversubscribed);
-  EXPECT_EQ(p.compute_cores, (std::vector<int>{0, 1, 2}));
+  // 6 threads do not fit beside the proxy: its core computes too rather than sit idle.
+  EXPECT_EQ(p.compute_cores, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(p.proxy_sharing, proxy::ProxySharing::compute_does_not_fit);
+  EXPECT_EQ(p.describe(), "cores 0-3: proxy on 3 (shared with 1 compute thread: 6 compute threads do not fit on "
+                          "the other 3 cores), 6 compute threads on 0-3 (oversubscribed)");
+}
+
+// Issue 21: the README's recipe (env.placement(threads, true)) never leaves a core of the rank idle. Under
+// the strategy auto then chooses, every core runs compute threads or a dedicated (spinning) proxy.
+TEST(Placement, NoCoreSitsIdleWhateverTheThreadCount) {
+  for (int cores = 1; cores <= 4; ++cores) {
+    for (int threads = 0; threads <= 4; ++threads) {
+      const auto p = proxy::compute_placement({cores, 1, 0, threads, true});
+      const bool dedicated =
+          proxy::choose_progress(proxy::ProgressStrategy::automatic, p) == proxy::ProgressStrategy::dedicated;
+      std::vector<int> working = p.compute_cores;
+      if (dedicated) working.push_back(p.proxy_core);
+      std::sort(working.begin(), working.end());
+      working.erase(std::unique(working.begin(), working.end()), working.end());
+      EXPECT_EQ(working, p.cores) << cores << " cores, " << threads << " threads: " << p.describe();
+      // A dedicated proxy never leaves the compute threads crowded onto fewer cores than they are.
+      if (dedicated) EXPECT_LE(p.threads, static_cast<int>(p.compute_cores.size())) << p.describe();
+    }
+  }
+  EXPECT_EQ(proxy::compute_placement({2, 1, 0, 2, true}).describe(),
+            "cores 0-1: proxy on 1 (shared with 1 compute thread: 2 compute threads do not fit on the other 1 core), "
+            "2 compute threads on 0-1");
 }
 
 TEST(Placement, BadCountsAreRefusedNamingTheValue) {

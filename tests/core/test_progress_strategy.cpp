@@ -64,9 +64,11 @@ TEST(ProgressStrategy, AutoIsDedicatedOnlyWithACoreNobodyElseUses) {
   EXPECT_EQ(proxy::choose_progress(ProgressStrategy::automatic, unbound(2, 2, 0, 0)), ProgressStrategy::cooperative);
   // One core: nothing to spare.
   EXPECT_EQ(proxy::choose_progress(ProgressStrategy::automatic, unbound(1, 1, 0, 0)), ProgressStrategy::cooperative);
-  // A dedicated proxy core, but 2 compute threads crowd onto the one core left: cooperative keeps both.
+  // 2 compute threads do not fit on the one core beside the proxy: the placement gives the proxy's core to
+  // compute too (it would sit idle), and cooperative keeps both cores computing.
   const proxy::Placement crowded = unbound(2, 1, 0, 2);
-  ASSERT_TRUE(crowded.proxy_core_dedicated);
+  ASSERT_FALSE(crowded.proxy_core_dedicated);
+  EXPECT_EQ(crowded.compute_cores, (std::vector<int>{0, 1}));
   EXPECT_EQ(proxy::choose_progress(ProgressStrategy::automatic, crowded), ProgressStrategy::cooperative);
   // No proxy core at all (a placement without one).
   proxy::PlacementRequest none;

@@ -25,6 +25,7 @@ struct Slice {
   CoreSet compute_cores;
   int threads = 0;
   int group = -1;  // ranks with identical bindings form a group; -1 for an empty binding
+  bool proxy_core_computes = false;  // the compute threads did not fit beside the proxy: its core computes too
 
   int threads_on(int core) const {
     int n = 0;
@@ -90,6 +91,13 @@ std::vector<Slice> slice_host(const std::vector<CoreSet>& usable, int threads, b
       if (with_proxy) s.proxy_core = s.cores.front();
     }
     s.threads = threads > 0 ? threads : static_cast<int>(s.compute_cores.size());
+    // More compute threads than the cores beside the proxy: a reserved core would sit idle (the progress
+    // strategy is then cooperative, the proxy sleeps) while the threads crowd onto the others. Every core
+    // of the slice computes instead; the proxy shares the last one.
+    if (with_proxy && s.cores.size() >= 2 && s.threads > static_cast<int>(s.compute_cores.size())) {
+      s.compute_cores = s.cores;
+      s.proxy_core_computes = true;
+    }
   }
   return slices;
 }
@@ -199,7 +207,11 @@ Placement place_on_host(const HostLayout& host, int host_rank, int threads, bool
   int members = 0;
   for (const Slice& s : slices) members += s.group == me.group ? 1 : 0;
   std::string why;
-  if (other_group) {
+  if (me.proxy_core_computes && others == 0) {
+    p.proxy_sharing = ProxySharing::compute_does_not_fit;
+    why = count_of(p.threads, "compute thread") + " do not fit on the other " +
+          count_of(static_cast<int>(p.cores.size()) - 1, "core");
+  } else if (other_group) {
     p.proxy_sharing = ProxySharing::bindings_overlap;
     why = "rank " + std::to_string(world_rank(first_other)) + "'s binding (" +
           cores_phrase(usable[static_cast<std::size_t>(first_other)]) + ") overlaps this rank's (" + cores_phrase(mine) + ")";

@@ -29,6 +29,8 @@ enum class ProxySharing {
   ranks_share_cores,     // ranks on the host with this rank's binding split it: this slice has one core
                          // (or more ranks than cores: several ranks on one core)
   bindings_overlap,      // another rank's different binding covers the proxy's core
+  compute_does_not_fit,  // more compute threads than the cores beside the proxy: its core computes too
+                         // (a reserved core would sit idle under the cooperative strategy)
 };
 
 struct Placement {
