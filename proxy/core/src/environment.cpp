@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "proxy/config.hpp"
 #include "proxy/error.hpp"
 #include "proxy/placement.hpp"
+
+#include "launch.hpp"
 
 namespace proxy {
 
@@ -77,10 +80,16 @@ std::string resource_problem(const Topology& topology) {
 }
 
 void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size, const Topology& topology) {
-  std::string problem;
+  // A world that is not what the launcher started comes first: nothing else is worth saying then. Its
+  // processes are each rank 0 of their own world: only the launcher's first one prints.
+  const std::optional<LaunchCount> launched = launch_count();
+  std::string problem = launch_problem(launched, size);
+  const bool quiet = !problem.empty() && launched->index > 0;
   try {
-    validate_environment();
-    problem = resource_problem(topology);
+    if (problem.empty()) {
+      validate_environment();
+      problem = resource_problem(topology);
+    }
   } catch (const Error& e) {
     problem = e.what();
   }
@@ -88,7 +97,7 @@ void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int
   int first = size;
   check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
   if (first == size) return;
-  if (rank == first) Environment::report(program + ": error: " + problem);
+  if (rank == first && !quiet) Environment::report(program + ": error: " + problem);
   MPI_Finalize();
   std::exit(2);
 }
@@ -236,6 +245,7 @@ Placement Environment::placement(int threads, bool with_proxy) const {
 }
 
 bool Environment::bind_openmp_threads(const Placement& placement) const {
+  if (placement.threads > 0) omp_set_num_threads(placement.threads);  // the later teams too, not only this one
   if (placement.compute_cores.empty()) return false;
   std::atomic<bool> ok{true};
 #pragma omp parallel num_threads(placement.threads)
@@ -245,7 +255,6 @@ bool Environment::bind_openmp_threads(const Placement& placement) const {
       ok.store(false, std::memory_order_relaxed);
   }
   return ok.load();
-  if (placement.threads > 0) omp_set_num_threads(placement.threads);  // the later teams too, not only this one
 }
 
 void Environment::report(std::string_view line) noexcept {
