@@ -55,7 +55,7 @@ proxy::harness::Steps make_steps(Block& block, const Halo& halo, Mode mode, int 
   steps.start_on_proxy = [plan](proxy::ProxyThread& proxy, int) { return proxy.start(*plan); };
   // Captured by value: the split is computed once and copied into the closures.
   const OverlapSplit split = split_for(block.decomposition, mode);
-  steps.compute_inner = [&block, inner = split.inner](int s, proxy::harness::Team team) {
+  steps.compute_inner = [&block, inner = split.inner](int s, proxy::harness::StepThread team) {
     relax(block.u, block.f, block.stencil, colour_of(s), block.decomposition.offset, inner,
           [team] { team.progress_point(); });
   };
@@ -68,7 +68,7 @@ proxy::harness::Steps make_steps(Block& block, const Halo& halo, Mode mode, int 
   std::vector<std::vector<int>> finished = faces_finished_after(split, block.decomposition.local, has_neighbour);
   if (!split.annulus.empty()) {
     steps.compute_boundary = [&block, annulus = split.annulus, finished = std::move(finished), has_neighbour,
-                              marking_threads](int s, proxy::harness::Team team) {
+                              marking_threads](int s, proxy::harness::StepThread team) {
       // Threads the plan counts but this team lacks (OpenMP gave fewer) have no rows: done with every face.
       if (team.thread == 0)
         for (int absent = team.threads; absent < marking_threads; ++absent)

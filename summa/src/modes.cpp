@@ -15,7 +15,7 @@ namespace {
 // point between them (a block of 256 columns: big enough to keep dgemm efficient, short enough that the
 // next panel's broadcast is never left alone for long).
 void multiply_add_with_progress(int rows, int cols, int w, const double* a, int lda, const double* b, int ldb,
-                                double* c, int ldc, const proxy::harness::Team& team) {
+                                double* c, int ldc, const proxy::harness::StepThread& team) {
   const bool cooperative =
       team.proxy != nullptr && team.proxy->progress_strategy() == proxy::ProgressStrategy::cooperative;
   if (!cooperative) {
@@ -79,7 +79,7 @@ proxy::harness::Steps make_steps(const GridContext& grid, Operands& ops, const s
     return proxy.start(state.panels.at(static_cast<std::size_t>(e)));
   };
   // One dgemm alone; in a team each thread one single-threaded dgemm on its tile of C (thesis IV.D.2).
-  steps.compute_inner = [&ops, &schedule, &tiles](int s, proxy::harness::Team team) {
+  steps.compute_inner = [&ops, &schedule, &tiles](int s, proxy::harness::StepThread team) {
     const Panel& p = schedule[s];
     const double* a = ops.panel_a(p, s % 2);
     const double* b = ops.panel_b(p, s % 2);

@@ -20,7 +20,7 @@
 namespace {
 
 using proxy::harness::Mode;
-using proxy::harness::Team;
+using proxy::harness::StepThread;
 
 // What rank `rank` sends in slot `slot` of exchange `e`.
 double value(int e, int rank, int slot) { return 1000.0 * e + 10.0 * rank + slot; }
@@ -52,8 +52,8 @@ proxy::harness::Steps ring_steps(Ring& ring, const proxy::Plan& plan, int count)
   steps.count = count;
   steps.ready_parts = plan.part_count();
   steps.start_on_proxy = [&plan](proxy::ProxyThread& proxy, int) { return proxy.start(plan); };
-  steps.compute_inner = [](int, Team) {};
-  steps.compute_boundary = [&ring](int s, Team team) {
+  steps.compute_inner = [](int, StepThread) {};
+  steps.compute_boundary = [&ring](int s, StepThread team) {
     const int t = team.thread;
     if (ring.ghost[t] != value(s, ring.left, t)) ++ring.stale;
     ring.out[t] = value(s + 1, ring.rank, t);  // exchange s has completed: its send no longer reads out
@@ -104,7 +104,7 @@ TEST_F(EarlyBird, ARefusedMarkEndsTheRunNamingPlanPartAndEpoch) {
   const proxy::Plan plan = session.proxy()->commit(ring_plan(ring));
   proxy::harness::Steps steps = ring_steps(ring, plan, 6);
   const auto mark_once = steps.compute_boundary;
-  steps.compute_boundary = [mark_once](int s, Team team) {
+  steps.compute_boundary = [mark_once](int s, StepThread team) {
     mark_once(s, team);
     if (s == 2 && team.thread == 0) team.ready(0);  // step 2 marks exchange 3 (epoch 4) twice
   };

@@ -55,11 +55,11 @@ proxy::harness::Steps steps_for(Synthetic& app, int lookahead, int ranks) {
   };
   const auto has_arrived = [&app, ranks](int e) { return app.arrived[e] == ranks * (e + 1.0); };
   // lookahead 1: step s computes on exchange s (already waited for); lookahead 0: only its boundary does.
-  steps.compute_inner = [&app, lookahead, has_arrived](int s, proxy::harness::Team) {
+  steps.compute_inner = [&app, lookahead, has_arrived](int s, proxy::harness::StepThread) {
     if (lookahead == 1 && !has_arrived(s)) ++app.missing;
     ++app.calls[s];
   };
-  steps.compute_boundary = [&app, has_arrived](int s, proxy::harness::Team) {
+  steps.compute_boundary = [&app, has_arrived](int s, proxy::harness::StepThread) {
     if (!has_arrived(s)) ++app.missing;
     ++app.calls[s];
   };

@@ -22,7 +22,7 @@ double now() noexcept { return now_seconds(); }
 
 }  // namespace
 
-bool finish_proxy_step(const Steps& steps, int s, const Team& team, const bool& failed, double since, Timings& t) {
+bool finish_proxy_step(const Steps& steps, int s, const StepThread& team, const bool& failed, double since, Timings& t) {
 #pragma omp barrier
   if (failed) return false;
   if (steps.compute_boundary) steps.compute_boundary(s, team);
@@ -76,8 +76,8 @@ Timings run_proxy_early_bird(const Steps& steps, ProxyThread& proxy, int threads
   const bool failed_before = failed;  // in the region the master writes `failed`: read it only at barriers
 #pragma omp parallel num_threads(threads)
   {
-    const Team team{omp_get_thread_num(), omp_get_num_threads(), nullptr, &proxy};  // progress points
-    const Team boundary_team{team.thread, team.threads, &next, &proxy};
+    const StepThread team{omp_get_thread_num(), omp_get_num_threads(), nullptr, &proxy};  // progress points
+    const StepThread boundary_team{team.thread, team.threads, &next, &proxy};
     for (int s = 0; s < steps.count && !failed_before; ++s) {
       double inner_start = 0.0, boundary_start = 0.0;  // master's
 #pragma omp master

@@ -21,6 +21,6 @@ Timings run_proxy_early_bird(const Steps& steps, ProxyThread& proxy, int threads
 // `failed` (after the exchange's wait): a barrier, then all leave together if it is set (read between two
 // barriers, so every thread sees the same value) and false is returned; else the team's boundary compute
 // and a barrier, which the master charges to t.compute_s from `since` (its own reading of the clock).
-bool finish_proxy_step(const Steps& steps, int s, const Team& team, const bool& failed, double since, Timings& t);
+bool finish_proxy_step(const Steps& steps, int s, const StepThread& team, const bool& failed, double since, Timings& t);
 
 }  // namespace proxy::harness

@@ -39,7 +39,7 @@ void exchange_timed(const Steps& steps, int e, Timings& t) {
   t.wait_s += done - posted;
 }
 
-void compute(const Steps& steps, int s, Team team) {
+void compute(const Steps& steps, int s, StepThread team) {
   steps.compute_inner(s, team);
   if (steps.compute_boundary) steps.compute_boundary(s, team);
 }
@@ -51,7 +51,7 @@ Timings run_sync(const Steps& steps, int& at) {
     at = s;
     exchange_timed(steps, s, t);
     const double compute_start = now();
-    compute(steps, s, Team{});
+    compute(steps, s, StepThread{});
     t.compute_s += now() - compute_start;
   }
   t.total_s = now() - begin;
@@ -69,11 +69,11 @@ Timings run_async(const Steps& steps, int& at) {
     const double post_start = now();
     if (posting) steps.post(e);
     const double inner_start = now();
-    steps.compute_inner(s, Team{});
+    steps.compute_inner(s, StepThread{});
     const double wait_start = now();
     if (posting) steps.complete();
     const double boundary_start = now();
-    if (steps.compute_boundary) steps.compute_boundary(s, Team{});
+    if (steps.compute_boundary) steps.compute_boundary(s, StepThread{});
     const double end = now();
     t.comm_s += (inner_start - post_start) + (boundary_start - wait_start);
     t.wait_s += boundary_start - wait_start;
@@ -91,7 +91,7 @@ Timings run_mt(const Steps& steps, int threads, int& at) {
   const double begin = now();
 #pragma omp parallel num_threads(threads)
   {
-    const Team team{omp_get_thread_num(), omp_get_num_threads()};
+    const StepThread team{omp_get_thread_num(), omp_get_num_threads()};
     for (int s = 0; s < steps.count; ++s) {
       double exchanged = 0.0;
 #pragma omp master
@@ -148,7 +148,7 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
   const bool failed_before = failed;  // in the region the master writes `failed`: read it only at barriers
 #pragma omp parallel num_threads(threads)
   {
-    const Team team{omp_get_thread_num(), omp_get_num_threads(), nullptr, &proxy};
+    const StepThread team{omp_get_thread_num(), omp_get_num_threads(), nullptr, &proxy};
     for (int s = 0; s < steps.count && !failed_before; ++s) {
       double inner_start = 0.0, wait_end = 0.0;  // master's
       Ticket ticket;

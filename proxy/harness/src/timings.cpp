@@ -1,25 +1,6 @@
 #include "proxy/harness/timings.hpp"
 
-#include <array>
-
-#include "proxy/harness/timed_wait.hpp"
-
 namespace proxy::harness {
-
-Timings slowest_rank(const Timings& mine, MPI_Comm comm) {
-  struct {
-    double total;
-    int rank;
-  } local{mine.total_s, 0}, slowest{};
-  MPI_Comm_rank(comm, &local.rank);
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Iallreduce(&local, &slowest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm, &request);
-  wait_collective(request);
-  std::array<double, 4> columns{mine.total_s, mine.compute_s, mine.comm_s, mine.wait_s};
-  MPI_Ibcast(columns.data(), 4, MPI_DOUBLE, slowest.rank, comm, &request);
-  wait_collective(request);
-  return Timings{columns[0], columns[1], columns[2], columns[3]};
-}
 
 Timings mean(const std::vector<Timings>& runs) noexcept {
   Timings sum;

@@ -7,8 +7,8 @@
 // Blocking modes (sync, mt) run exchange s, then compute_inner(s), then compute_boundary(s).
 // Threads: exchanges are called on the thread that may call MPI (the master); start_on_proxy on the
 // master, and its closure runs on the proxy thread. The compute functions are called by every thread of
-// the team (inside one parallel region in mt and proxy, with Team{thread, threads}; outside any, with
-// Team{0, 1}, in sync and async), and must split the work by Team themselves or with an orphaned
+// the team (inside one parallel region in mt and proxy, with StepThread{thread, threads}; outside any, with
+// StepThread{0, 1}, in sync and async), and must split the work by its thread/threads or with an orphaned
 // `omp for ... nowait`: the loop puts a barrier after each compute phase.
 // Early-bird (proxy mode, lookahead 0, ready_parts > 0): the exchange's plan holds its transfers until
 // parts are marked ready (PlanSpec::parts, send_when_ready, recv_when_ready). The loop then starts exchange
@@ -17,7 +17,7 @@
 // written, the receives' old contents read), so faces leave while the rest of the team still computes.
 // compute_boundary(s) must mark every part exactly once (by any thread); exchange 0 and exchange_once(), which
 // follow no boundary compute, start with every part marked by the harness.
-// Long compute functions call team.progress_point() between chunks of their work (see Team).
+// Long compute functions call team.progress_point() between chunks of their work (see StepThread).
 #pragma once
 
 #include <exception>
@@ -51,7 +51,9 @@ class NextExchange {
   std::exception_ptr failure_;
 };
 
-struct Team {
+// The calling thread's place in a step (not proxy::Team, the collectives' team): its index and the team's
+// size, its early-bird marks and its progress points.
+struct StepThread {
   int thread = 0;   // omp_get_thread_num() in a team, else 0
   int threads = 1;
   NextExchange* next = nullptr;  // early-bird, in compute_boundary only; else nullptr
@@ -92,9 +94,9 @@ struct Steps {
   std::function<void(proxy::ProxyThread& proxy)> prepare_proxy;
 
   // Step s's computation that needs nothing of the exchange in flight (lookahead 0: exchange s).
-  std::function<void(int s, Team team)> compute_inner;
+  std::function<void(int s, StepThread team)> compute_inner;
   // Step s's computation that needs it; may be empty.
-  std::function<void(int s, Team team)> compute_boundary;
+  std::function<void(int s, StepThread team)> compute_boundary;
   // Proxy mode, optional (early-bird, see above): the parts of each exchange's plan, 0 for none. Needs
   // lookahead 0; compute_boundary(s) must mark each of them once through team.ready() (without a
   // compute_boundary, the loop marks them itself).

@@ -9,15 +9,13 @@
 //   wait_s     the waiting part of comm_s (0 <= wait_s <= comm_s).
 //   other_s()  total_s - compute_s - comm_s: loop overhead. The three are disjoint intervals of one
 //              clock, so they add up: compute_s + comm_s + other_s() == total_s, other_s() >= 0.
-// Reduction over ranks: slowest_rank() gives every rank the whole Timings of the rank with the largest
-// total_s, so a record is one real rank's consistent breakdown (never a maximum of each column, which
-// need not add up). Averaging repetitions (mean()) keeps the sum.
-// Thread contract: plain data; slowest_rank is an MPI collective, called by the thread that may call MPI.
+// Reduction over ranks: Session::slowest_rank() gives every rank the whole Timings of the rank with the
+// largest total_s, so a record is one real rank's consistent breakdown (never a maximum of each column,
+// which need not add up). Averaging repetitions (mean()) keeps the sum.
+// Thread contract: plain data.
 #pragma once
 
 #include <vector>
-
-#include <mpi.h>
 
 namespace proxy::harness {
 
@@ -29,10 +27,6 @@ struct Timings {
 
   double other_s() const noexcept { return total_s - compute_s - comm_s; }
 };
-
-// Collective over comm: the Timings of the rank with the largest total_s (the lowest such rank on a tie).
-// Its waits are timed (timed_wait.hpp: throws WaitTimeout). Session::slowest_rank is the one for a run.
-Timings slowest_rank(const Timings& mine, MPI_Comm comm);
 
 // Column by column mean; the columns still add up. Empty input gives zeros.
 Timings mean(const std::vector<Timings>& runs) noexcept;
