@@ -31,6 +31,22 @@ os.execvpe(args[i], args[i:], dict(os.environ, PMI_RANK="0", PMI_SIZE=ranks))
 '''
 
 
+# srun without the PMI the MPI needs: every task starts as its own one-rank world (and writes a record).
+SINGLETON_SRUN = r'''#!/usr/bin/env python3
+import os, subprocess, sys
+args = sys.argv[1:]
+if "--version" in args[:1]:
+    print("slurm 22.05.8"); sys.exit(0)
+ranks, i = 1, 0
+while i < len(args) and args[i].startswith("-"):
+    if args[i] == "-n":
+        ranks = int(args[i + 1])
+    i += 2 if args[i] in ("-n", "-N") else 1
+env = {k: v for k, v in os.environ.items() if not k.startswith("PMI_")}
+sys.exit(max(subprocess.call(args[i:], env=env) for _ in range(ranks)))
+'''
+
+
 class TestLaunch(unittest.TestCase):
     """Which launcher every tool runs, and what srun is given."""
     CTEST_PREFIX = "sweep"
@@ -103,6 +119,21 @@ class TestLaunch(unittest.TestCase):
                           ("mt", "mt", "1", "2"), ("proxy", "proxy", "1", "1")])
         self.assertEqual([r["threads_per_rank"] for r in rows], ["1", "1", "2", "1"])  # the driver got them
         self.assertTrue(all(r["prov_mpi"].endswith("9.9") for r in rows))  # srun --version, as provenance
+
+    def test_ranks_started_as_separate_jobs_fail_the_point(self):
+        """srun without the MPI's PMI runs a 2-rank point as two 1-rank jobs, each writing a record: the
+        point fails naming the fix, and no figure of it reaches the summary (the 1-rank point passes)."""
+        (self.path / "srun").write_text(SINGLETON_SRUN)
+        out = self.dir / "singletons"
+        done = run([SWEEP, "--driver", self.driver, "--launcher", "srun", "--param", "mode", "sync", "--reps", "1",
+                    "--ranks", "1", "2", "--out", out], env=self.env)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("the run wrote 2 records, expected 1: were its ranks started as separate jobs? (under srun, "
+                      "MPICH needs --launcher-arg=--mpi=pmi2 or SLURM_MPI_TYPE=pmi2)", done.stderr)
+        rows = {r["ranks"]: r for r in read_csv(out / "summary.csv")}
+        self.assertEqual((rows["1"]["status"], rows["2"]["status"]), ("ok", "failed"))
+        self.assertEqual(rows["2"]["runs_ok"], "0")  # no median over the two 1-rank records
+        self.assertTrue(rows["2"]["failure"].startswith("the run wrote 2 records, expected 1"))
 
     def test_other_tools_use_the_launcher(self):
         """compare, compare-panels and run-overlap launch with the same setting (--mpiexec here, then
