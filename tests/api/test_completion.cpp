@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,6 +43,35 @@ TEST(Completion, ThenRunsAfterTheEpochAndSeesItsData) {
     const proxy::Ticket after = proxy.then(ticket, [&] { seen = ring.in; });
     proxy.wait(after);
     EXPECT_TRUE(proxy.test(ticket));
+    EXPECT_EQ(seen, epoch * 10 + ring.left());
+  }
+}
+
+// Cooperative progress with nobody stepping: the callbacks' waiter sleeps on its own condition variable,
+// as a detached task's thread sleeps in libgomp, so only the proxy thread (polling while a callback is
+// active) moves the epochs and runs the callbacks. Under ThreadSanitizer this checks that hand-off.
+TEST(Completion, CallbacksNobodyWaitsOnRunUnderCooperativeProgress) {
+  Ring ring;
+  proxy::Config config = proxy::Config::from_env();
+  config.progress = proxy::ProgressStrategy::cooperative;
+  config.wait_timeout = std::chrono::milliseconds(120'000);
+  proxy::ProxyThread proxy(MPI_COMM_WORLD, config);
+  const proxy::Plan plan = proxy.commit(ring.spec("unattended"));
+  std::mutex mutex;
+  std::condition_variable ran;
+  for (int epoch = 1; epoch <= 20; ++epoch) {
+    ring.out = epoch * 10 + world_rank();
+    int seen = -1;
+    bool done = false;
+    const proxy::Ticket ticket = proxy.start(plan);
+    proxy.then(ticket, [&] {
+      std::lock_guard<std::mutex> lock(mutex);
+      seen = ring.in;
+      done = true;
+      ran.notify_one();
+    });
+    std::unique_lock<std::mutex> lock(mutex);
+    ASSERT_TRUE(ran.wait_for(lock, std::chrono::seconds(120), [&] { return done; })) << "epoch " << epoch;
     EXPECT_EQ(seen, epoch * 10 + ring.left());
   }
 }

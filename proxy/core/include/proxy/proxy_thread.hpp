@@ -158,8 +158,12 @@ class ProxyThread {
   // chunk). One relaxed load when nothing is in flight or when the strategy is dedicated; otherwise one
   // step of the proxy's loop on this thread if no other thread holds the progress token. Any thread.
   void progress_point() {
-    if (pending_->load(std::memory_order_relaxed) > 0) progress_step();
+    if (needs_progress()) progress_step();
   }
+  // Whether progress points would do anything now: work in flight under the cooperative strategy (always
+  // false with dedicated). One relaxed load. A kernel that splits its work only to call progress points
+  // (SUMMA's dgemm in column blocks) stops splitting once this is false. Any thread.
+  bool needs_progress() const noexcept { return pending_->load(std::memory_order_relaxed) > 0; }
   // The strategy that runs: dedicated or cooperative (never automatic).
   ProgressStrategy progress_strategy() const noexcept { return progress_; }
 
