@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -73,6 +74,44 @@ TEST(Completion, CallbacksNobodyWaitsOnRunUnderCooperativeProgress) {
     std::unique_lock<std::mutex> lock(mutex);
     ASSERT_TRUE(ran.wait_for(lock, std::chrono::seconds(120), [&] { return done; })) << "epoch " << epoch;
     EXPECT_EQ(seen, epoch * 10 + ring.left());
+  }
+}
+
+// An operation that completes once released: an epoch that stays in flight for as long as a test needs.
+class Held final : public proxy::Operation {
+ public:
+  Held() : proxy::Operation("held") {}
+  void start(std::uint64_t) override {}
+  bool progress() override { return released.load(); }
+  std::atomic<bool> released{false};
+};
+
+// A callback that waits for the proxy would wait for itself (the proxy runs it): the wait fails at once
+// naming the ticket, instead of spinning to the wait timeout (120 s here), under both strategies.
+TEST(Completion, AWaitInsideACallbackFailsAtOnce) {
+  for (const auto strategy : {proxy::ProgressStrategy::dedicated, proxy::ProgressStrategy::cooperative}) {
+    SCOPED_TRACE(std::string(proxy::to_string(strategy)));
+    Ring ring;
+    proxy::Config config = proxy::Config::from_env();
+    config.progress = strategy;
+    config.wait_timeout = std::chrono::milliseconds(120'000);
+    proxy::ProxyThread proxy(MPI_COMM_WORLD, config);
+    const proxy::Plan plan = proxy.commit(ring.spec("waits-inside"));
+    const auto held = std::make_shared<Held>();
+    const proxy::Ticket in_flight = proxy.post(held);
+    std::string refused;
+    const proxy::Ticket after = proxy.then(proxy.start(plan), [&] {
+      try {
+        proxy.wait(in_flight);
+      } catch (const proxy::Error& e) {
+        refused = e.what();
+      }
+    });
+    proxy.wait(after);
+    EXPECT_EQ(refused, "wait on operation 'held' epoch 1 from code the proxy runs (a then() callback, a closure "
+                       "or an operation): it would wait for itself; start work there and wait on its ticket outside");
+    held->released = true;
+    proxy.wait(in_flight);
   }
 }
 

@@ -11,7 +11,28 @@
 
 namespace proxy {
 
+namespace {
+
+thread_local bool t_running_the_loop = false;
+
+// Marks the calling thread as running the loop for a scope (nested: a step inside run() keeps the mark).
+class RunningTheLoop {
+ public:
+  RunningTheLoop() noexcept : before_(t_running_the_loop) { t_running_the_loop = true; }
+  ~RunningTheLoop() { t_running_the_loop = before_; }
+  RunningTheLoop(const RunningTheLoop&) = delete;
+  RunningTheLoop& operator=(const RunningTheLoop&) = delete;
+
+ private:
+  bool before_;
+};
+
+}  // namespace
+
+bool ProgressLoop::running_on_this_thread() noexcept { return t_running_the_loop; }
+
 void ProgressLoop::run() {
+  const RunningTheLoop running;
   channel_.proxy_thread.store(std::this_thread::get_id(), std::memory_order_release);
   if (channel_.cooperative) run_cooperative();
   while (!channel_.cooperative) {  // dedicated: this thread alone progresses, waiting per the policy
@@ -39,6 +60,7 @@ void ProgressLoop::run() {
 }
 
 std::size_t ProgressLoop::step() {
+  const RunningTheLoop running;
   now_ = -1.0;
   const std::size_t active_before = active_.size();
   const std::size_t drained = drain();

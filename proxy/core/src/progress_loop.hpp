@@ -82,6 +82,11 @@ class ProgressLoop {
   // returns the commands drained.
   std::size_t step();
 
+  // Whether the calling thread is running the loop now: the proxy thread, or a thread inside step(). What
+  // the loop runs (then() callbacks, closures, operations) must not wait for the proxy: it would wait for
+  // itself (ProxyThread::wait refuses at once).
+  static bool running_on_this_thread() noexcept;
+
  private:
   // The proxy's own record of one running epoch: what keeps the operation alive, which epoch, since when.
   struct ActiveOperation {

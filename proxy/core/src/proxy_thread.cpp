@@ -299,6 +299,10 @@ void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) 
     if (auto error = op.error()) std::rethrow_exception(error);
     return;
   }
+  if (ProgressLoop::running_on_this_thread())
+    throw Error("wait on " + op.label() + " epoch " + std::to_string(ticket.epoch) +
+                " from code the proxy runs (a then() callback, a closure or an operation): it would wait for "
+                "itself; start work there and wait on its ticket outside");
   const auto deadline = Notifier::Clock::now() + timeout;
   if (!(impl_->channel.cooperative
                        ? progress_until(op, ticket.epoch, deadline)

@@ -9,7 +9,8 @@
 //   - commit(), start(), ready(), post(), submit(), then(), call(), test(), wait(), progress_point(),
 //     statistics(): any thread.
 //   - Functions given to then() run on the proxy thread (cooperative: on the thread holding the progress
-//     token): keep them short and never wait in them.
+//     token): keep them short and never wait in them (wait() from there, or from a closure or an
+//     operation, throws proxy::Error at once: it would wait for itself).
 //   - Progress (proxy/progress.hpp): with the dedicated strategy the proxy thread alone calls MPI; with the
 //     cooperative one, start(), test(), wait() and progress_point() may run a step of the proxy's loop on
 //     the calling thread while they hold the progress token, so MPI calls come from several threads, one
