@@ -134,6 +134,11 @@ class TestLaunch(unittest.TestCase):
         self.assertEqual((rows["1"]["status"], rows["2"]["status"]), ("ok", "failed"))
         self.assertEqual(rows["2"]["runs_ok"], "0")  # no median over the two 1-rank records
         self.assertTrue(rows["2"]["failure"].startswith("the run wrote 2 records, expected 1"))
+        # Each run's logged command reruns it into the record file it ended in (not the attempt file).
+        commands = [e["command"] for e in read_jsonl(out / "state.jsonl")]
+        self.assertEqual([c.split("--output ")[1] for c in commands],
+                         [str(out / "raw" / f"mode=sync,ranks={r}-rep1.json") for r in (1, 2)])
+        self.assertTrue(all((out / "raw" / f"mode=sync,ranks={r}-rep1.json").exists() for r in (1, 2)))
 
     def test_other_tools_use_the_launcher(self):
         """compare, compare-panels and run-overlap launch with the same setting (--mpiexec here, then
