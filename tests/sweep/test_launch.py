@@ -140,6 +140,19 @@ class TestLaunch(unittest.TestCase):
                          [str(out / "raw" / f"mode=sync,ranks={r}-rep1.json") for r in (1, 2)])
         self.assertTrue(all((out / "raw" / f"mode=sync,ranks={r}-rep1.json").exists() for r in (1, 2)))
 
+    def test_mpiexec_flags_are_refused_under_srun(self):
+        """srun reads '-bind-to' as '-b ind-to' (--begin): refused before anything runs, naming the flag;
+        srun's own flags pass."""
+        done = run([SWEEP, "--driver", self.driver, "--launcher", "srun", "--param", "mode", "sync",
+                    "--launcher-arg=-bind-to", "--launcher-arg=core", "--out", self.dir / "refused"], env=self.env)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertEqual(done.stderr.strip(), "sweep: error: launcher argument '-bind-to' is an mpiexec flag that "
+                         "srun would misread (its one-dash options take one letter): under srun give the binding "
+                         "as cpu_bind (--cpu-bind) and srun's own flags")
+        self.assertFalse(self.log.exists())
+        self.assertEqual(self.sweep("--launcher", "srun", "--launcher-arg=--mpi=pmi2")[0][:4],
+                         ["srun", "-n", "1", "--mpi=pmi2"])
+
     def test_other_tools_use_the_launcher(self):
         """compare, compare-panels and run-overlap launch with the same setting (--mpiexec here, then
         proxy-mpiexec beside the driver); the fake launcher's runs write no record, which each reports."""
