@@ -6,7 +6,9 @@
 //   proxy           the plan (or the broadcast closure) run by the proxy thread.
 // async-progress needs the variable at MPI_Init, so it runs in its own launch: bench/overlap/run-overlap
 // runs all three and bench/emulated-cluster does so over a bandwidth-limited TCP loopback.
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
@@ -62,8 +64,10 @@ apps::Options make_options() {
                         "it, overall time, overlap % (OSU and IMB formulas) and compute slowdown.");
   options
       .option("mode", "LIST",
-              "modes to compare in this launch: async, proxy, or async-progress alone (which needs "
-              "MPIR_CVAR_ASYNC_PROGRESS=1 in the ranks' environment)", "async,proxy")
+              "modes to compare in this launch: async (start, compute, wait), async-test (MPI_Testall at "
+              "every progress point, as often as the proxy's), proxy, or async-progress alone (which needs "
+              "MPIR_CVAR_ASYNC_PROGRESS=1 in the ranks' environment). The modes of one launch compute the same "
+              "units per cell, sized from their slowest pure communication time", "async,async-test,proxy")
       .option("patterns", "LIST", "patterns: p2p (one message pair), halo (3-D halo plan), bcast (SUMMA panels)",
               "p2p,halo,bcast")
       .option("sizes", "LIST", "p2p message sizes in bytes, suffixes K/M (KiB/MiB)", "1K,16K,256K,1M,4M")
@@ -112,7 +116,7 @@ struct Settings {
 Settings validate(const apps::Options& options, int ranks) {
   Settings s;
   for (const auto& mode : apps::parse_list("--mode", options.value("mode"))) {
-    s.modes.push_back(apps::parse_choice("--mode", mode, {"async", "async-progress", "proxy"}));
+    s.modes.push_back(apps::parse_choice("--mode", mode, {"async", "async-test", "async-progress", "proxy"}));
   }
   const bool progress = async_progress_requested();
   for (const auto& mode : s.modes) {
@@ -165,6 +169,8 @@ Settings validate(const apps::Options& options, int ranks) {
 struct Case {
   std::unique_ptr<overlap::Pattern> pattern;
   long long size;  // the swept parameter: bytes (p2p), edge (halo), n (bcast)
+  double target_s = 0.0;    // the slowest mode's pure time (the pre-pass), 0 with one mode
+  std::int64_t units = 0;   // the compute every mode of this launch runs, sized by the first
 };
 
 std::vector<Case> make_cases(const Settings& s, MPI_Comm comm) {
@@ -194,9 +200,10 @@ std::string human_bytes(std::size_t bytes) {
 }
 
 void print_header() {
-  std::cout << std::left << std::setw(15) << "mode" << std::setw(7) << "pattern" << std::setw(10) << "size"
+  std::cout << std::left << std::setw(15) << "mode" << std::setw(8) << "pattern" << std::setw(10) << "size"
             << std::right << std::setw(11) << "bytes/step" << std::setw(7) << "iters" << std::setw(12) << "pure(us)"
-            << std::setw(12) << "compute(us)" << std::setw(12) << "overall(us)" << std::setw(8) << "OSU %"
+            << std::setw(12) << "compute(us)" << std::setw(12) << "overall(us)" << std::setw(12) << "hidden(us)"
+            << std::setw(8) << "OSU %"
             << std::setw(8) << "IMB %" << std::setw(10) << "slowdown" << "\n";
 }
 
@@ -218,6 +225,8 @@ apps::RunRecord make_record(const Settings& s, const std::string& mode, const st
       .set("compute_us", r.compute_s * 1e6)
       .set("overall_us", r.overall_s * 1e6)
       .set("compute_during_us", r.compute_during_s * 1e6)
+      .set("hidden_us", r.hidden_s() * 1e6)
+      .set("compute_units", static_cast<long long>(r.units))
       .set("overlap_osu_pct", r.osu_percent())
       .set("overlap_imb_pct", r.imb_percent())
       .set("compute_slowdown", r.slowdown())
@@ -230,10 +239,11 @@ void report(const Settings& s, const std::string& mode, const Case& c, const ove
             const std::string& wait_policy, const std::string& placement) {
   const std::string size = c.pattern->name() == "p2p" ? human_bytes(static_cast<std::size_t>(c.size))
                                                        : std::to_string(c.size);
-  std::cout << std::left << std::setw(15) << mode << std::setw(7) << c.pattern->name() << std::setw(10) << size
+  std::cout << std::left << std::setw(15) << mode << std::setw(8) << c.pattern->name() << std::setw(10) << size
             << std::right << std::setw(11) << human_bytes(c.pattern->bytes()) << std::setw(7) << r.iterations
             << std::fixed << std::setprecision(1) << std::setw(12) << r.pure_s * 1e6 << std::setw(12)
-            << r.compute_s * 1e6 << std::setw(12) << r.overall_s * 1e6 << std::setw(8) << r.osu_percent()
+            << r.compute_s * 1e6 << std::setw(12) << r.overall_s * 1e6 << std::setw(12) << r.hidden_s() * 1e6
+            << std::setw(8) << r.osu_percent()
             << std::setw(8) << r.imb_percent() << std::setprecision(2) << std::setw(10) << r.slowdown() << "\n"
             << std::flush;
   if (s.output.empty()) return;
@@ -244,11 +254,22 @@ void report(const Settings& s, const std::string& mode, const Case& c, const ove
       .append_to(s.output);
 }
 
+// One mode over every case. pure_only: the pre-pass, which only raises each case's target_s to this mode's
+// pure time; otherwise the whole measurement, reported.
 void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cases, overlap::ComputeKernel& kernel,
-              const proxy::Environment& environment) {
+              const proxy::Environment& environment, bool pure_only) {
   const int rank = environment.rank(), ranks = environment.size();
   auto iterations_for = [&](const Case& c) {
     return c.pattern->bytes() >= kLargeStep ? s.iterations_large : s.iterations;
+  };
+  auto measure = [&](Case& c, overlap::Exchange& exchange, overlap::RankSync& sync, const std::string& policy,
+                     const std::string& placement) {
+    if (pure_only) {
+      c.target_s = std::max(c.target_s, overlap::measure_pure(exchange, sync, iterations_for(c), s.warmup));
+      return;
+    }
+    const auto result = overlap::measure(exchange, sync, kernel, c.target_s, c.units, iterations_for(c), s.warmup);
+    if (rank == 0) report(s, mode, c, result, ranks, policy, placement);
   };
   if (mode == "proxy") {
     // The compute thread (this one) and the proxy where the placement puts them; from here until the proxy is
@@ -268,16 +289,14 @@ void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cas
     }
     for (auto& c : cases) {
       auto exchange = c.pattern->make_proxy(proxy);
-      const auto result = overlap::measure(*exchange, sync, kernel, iterations_for(c), s.warmup);
-      if (rank == 0) report(s, mode, c, result, ranks, policy, placement.describe());
+      measure(c, *exchange, sync, policy, placement.describe());
     }
     return;
   }
   overlap::RankSync sync(MPI_COMM_WORLD, nullptr);
   for (auto& c : cases) {
-    auto exchange = c.pattern->make_async(MPI_COMM_WORLD);
-    const auto result = overlap::measure(*exchange, sync, kernel, iterations_for(c), s.warmup);
-    if (rank == 0) report(s, mode, c, result, ranks, "", "one rank per core, unbound");
+    auto exchange = c.pattern->make_async(MPI_COMM_WORLD, mode == "async-test");
+    measure(c, *exchange, sync, "", "one rank per core, unbound");
   }
 }
 
@@ -312,7 +331,11 @@ int run(proxy::Environment& environment, int argc, char** argv) {
               << " M units/s\n";
     print_header();
   }
-  for (const auto& mode : settings.modes) run_mode(settings, mode, cases, kernel, environment);
+  // Like with like: with several modes, a pre-pass finds each cell's slowest pure time, and every mode then
+  // computes the units the first one sizes to it.
+  if (settings.modes.size() > 1)
+    for (const auto& mode : settings.modes) run_mode(settings, mode, cases, kernel, environment, true);
+  for (const auto& mode : settings.modes) run_mode(settings, mode, cases, kernel, environment, false);
   return 0;
 }
 

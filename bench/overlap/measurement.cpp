@@ -51,11 +51,7 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
-Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, int iterations, int warmup) {
-  Overlap result;
-  result.iterations = iterations;
-  volatile double sink = 0.0;  // keeps the compute from being optimised away
-
+double measure_pure(Exchange& exchange, RankSync& sync, int iterations, int warmup) {
   for (int i = 0; i < warmup; ++i) {
     sync.barrier();
     exchange.start();
@@ -69,26 +65,42 @@ Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, int i
     exchange.wait();
     t = proxy::now_seconds() - t0;
   }
-  result.pure_s = sync.max(median(pure));
+  return sync.max(median(pure));
+}
 
-  // Every rank computes the same amount, sized from the slowest rank's pure time; short runs and a loaded
-  // machine make the one-off calibration inexact, so rescale up to twice until compute is within 10%.
-  auto units = kernel.units_for(result.pure_s);
-  for (int round = 0; round < 4; ++round) {
+Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, double target_s, std::int64_t& units,
+                int iterations, int warmup) {
+  Overlap result;
+  result.iterations = iterations;
+  volatile double sink = 0.0;  // keeps the compute from being optimised away
+  result.pure_s = measure_pure(exchange, sync, iterations, warmup);
+
+  auto time_compute = [&](std::int64_t n) {
     std::vector<double> compute(iterations);
     for (auto& t : compute) {
       const double t0 = proxy::now_seconds();
-      sink = sink + kernel.run(units);
+      sink = sink + kernel.run(n);
       t = proxy::now_seconds() - t0;
     }
-    result.compute_s = sync.max(median(compute));
-    const double ratio = result.pure_s / result.compute_s;
-    if (round == 3 || (ratio > 0.9 && ratio < 1.1)) break;
-    units = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(units) * ratio));
+    return sync.max(median(compute));
+  };
+  if (units > 0) {
+    result.compute_s = time_compute(units);  // the cell's compute, as the first mode sized it
+  } else {
+    // Every rank computes the same amount, sized from the slowest rank's time; short runs and a loaded
+    // machine make the one-off calibration inexact, so rescale up to twice until compute is within 10%.
+    const double target = target_s > 0.0 ? target_s : result.pure_s;
+    units = kernel.units_for(target);
+    for (int round = 0; round < 4; ++round) {
+      result.compute_s = time_compute(units);
+      const double ratio = target / result.compute_s;
+      if (round == 3 || (ratio > 0.9 && ratio < 1.1)) break;
+      units = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(units) * ratio));
+    }
   }
 
   // The overlapped compute runs in chunks of ~20 us with a progress point between them, as an
-  // application's kernel would call it between planes or tiles.
+  // application's kernel would call it between planes or tiles (the proxy's, or async-test's MPI_Testall).
   const std::int64_t chunk = std::max<std::int64_t>(1, kernel.units_for(20e-6));
   std::vector<double> overall(iterations), during(iterations);
   for (int i = 0; i < iterations; ++i) {
@@ -106,6 +118,7 @@ Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, int i
     overall[i] = t1 - t0;
     during[i] = c1 - c0;
   }
+  result.units = units;
   result.overall_s = sync.max(median(overall));
   result.compute_during_s = sync.max(median(during));
   return result;

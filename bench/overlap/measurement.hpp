@@ -1,7 +1,10 @@
 // One overlap measurement in the OSU style (osu_benchmarks' non-blocking tests; IMB-NBC's "ovrl"):
 //   T_pure     start + wait, nothing else;
-//   T_compute  calibrated compute alone, sized to take T_pure;
+//   T_compute  calibrated compute alone, sized to take the cell's target (the slowest mode's T_pure when
+//              several modes share a launch, so that every mode computes the same units; else T_pure);
 //   T_overall  start, the same compute, wait;
+// hidden = T_pure + T_compute - T_overall (microseconds of communication the compute covered; negative
+// when communicating slowed the step by more than it took alone),
 // then overlap% by OSU: max(0, 100 - 100 (T_overall - T_compute) / T_pure), by IMB:
 // 100 max(0, min(1, (T_pure + T_compute - T_overall) / min(T_pure, T_compute))), and the compute slowdown:
 // compute time while communicating / compute time alone. Every figure is the median over iterations (OSU
@@ -9,6 +12,7 @@
 // slowest rank decides a bulk-synchronous step). Main thread only.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include <mpi.h>
@@ -36,12 +40,19 @@ struct Overlap {
   double overall_s = 0.0;
   double compute_during_s = 0.0;   // the same compute while communication is in flight
   int iterations = 0;
+  std::int64_t units = 0;          // the compute's size (the same for every mode of a cell in one launch)
 
   double osu_percent() const noexcept;
+  double hidden_s() const noexcept { return pure_s + compute_s - overall_s; }
   double imb_percent() const noexcept;
   double slowdown() const noexcept { return compute_s > 0.0 ? compute_during_s / compute_s : 0.0; }
 };
 
-Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, int iterations, int warmup);
+// T_pure alone (median over iterations, maximum over ranks): the pre-pass that sizes a cell's compute.
+double measure_pure(Exchange& exchange, RankSync& sync, int iterations, int warmup);
+// The whole measurement. units: the compute's size; 0 on the cell's first mode, which calibrates it to
+// target_s (or to its own T_pure when target_s is 0) and stores it for the cell's other modes.
+Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, double target_s, std::int64_t& units,
+                int iterations, int warmup);
 
 }  // namespace overlap

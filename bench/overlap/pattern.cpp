@@ -19,9 +19,16 @@ struct Message {
   std::vector<std::byte> recv;
 };
 
+// The progress point of the careful async user ("async-test"): MPI_Testall over the step's requests, as
+// often as the proxy's progress points come, so that MPI moves the step along during the compute.
+void test_all(std::vector<MPI_Request>& requests) {
+  int done = 0;
+  MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+}
+
 class AsyncMessages final : public Exchange {
  public:
-  AsyncMessages(MPI_Comm comm, std::vector<Message>& messages) : comm_(comm), messages_(messages) {}
+  AsyncMessages(MPI_Comm comm, std::vector<Message>& messages, bool test) : comm_(comm), messages_(messages), test_(test) {}
   void start() override {
     requests_.clear();
     for (auto& m : messages_) {
@@ -34,10 +41,14 @@ class AsyncMessages final : public Exchange {
     }
   }
   void wait() override { MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE); }
+  void progress_point() override {
+    if (test_) test_all(requests_);
+  }
 
  private:
   MPI_Comm comm_;
   std::vector<Message>& messages_;
+  bool test_;
   std::vector<MPI_Request> requests_;
 };
 
@@ -67,8 +78,8 @@ class MessagePattern : public Pattern {
     for (const auto& m : messages_) total += m.send.size() + m.recv.size();
     return total;
   }
-  std::unique_ptr<Exchange> make_async(MPI_Comm comm) override {
-    return std::make_unique<AsyncMessages>(comm, messages_);
+  std::unique_ptr<Exchange> make_async(MPI_Comm comm, bool test) override {
+    return std::make_unique<AsyncMessages>(comm, messages_, test);
   }
   std::unique_ptr<Exchange> make_proxy(proxy::ProxyThread& proxy) override {
     return std::make_unique<ProxyPlan>(proxy, name(), messages_);
@@ -173,7 +184,7 @@ class PanelBroadcast final : public Pattern {
                col_comm_, &requests[1]);
   }
 
-  std::unique_ptr<Exchange> make_async(MPI_Comm) override;
+  std::unique_ptr<Exchange> make_async(MPI_Comm, bool test) override;
   std::unique_ptr<Exchange> make_proxy(proxy::ProxyThread& proxy) override;
 
  private:
@@ -186,14 +197,18 @@ class PanelBroadcast final : public Pattern {
 
 class AsyncBroadcast final : public Exchange {
  public:
-  explicit AsyncBroadcast(PanelBroadcast& pattern) : pattern_(pattern) {}
+  AsyncBroadcast(PanelBroadcast& pattern, bool test) : pattern_(pattern), test_(test) {}
   void start() override { pattern_.post(step_++, requests_.data()); }
   void wait() override { MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE); }
+  void progress_point() override {
+    if (test_) test_all(requests_);
+  }
 
  private:
   PanelBroadcast& pattern_;
+  bool test_;
   std::uint64_t step_ = 0;
-  std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  std::vector<MPI_Request> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
 };
 
 class ProxyBroadcast final : public Exchange {
@@ -218,7 +233,9 @@ class ProxyBroadcast final : public Exchange {
   proxy::Ticket ticket_;
 };
 
-std::unique_ptr<Exchange> PanelBroadcast::make_async(MPI_Comm) { return std::make_unique<AsyncBroadcast>(*this); }
+std::unique_ptr<Exchange> PanelBroadcast::make_async(MPI_Comm, bool test) {
+  return std::make_unique<AsyncBroadcast>(*this, test);
+}
 std::unique_ptr<Exchange> PanelBroadcast::make_proxy(proxy::ProxyThread& proxy) {
   return std::make_unique<ProxyBroadcast>(*this, proxy);
 }

@@ -1,5 +1,5 @@
 // The communication patterns the overlap benchmark measures, each runnable two ways: from the calling
-// thread with non-blocking MPI (async, async-progress) or by the proxy thread (proxy). A Pattern owns its
+// thread with non-blocking MPI (async, async-test, async-progress) or by the proxy thread (proxy). A Pattern owns its
 // buffers and communicators; make_async()/make_proxy() give an Exchange that starts one step and waits
 // for it. Construct patterns on the main thread BEFORE a ProxyThread exists (they may split communicators)
 // and destroy them after it is gone.
@@ -23,7 +23,8 @@ class Exchange {
   virtual void start() = 0;
   virtual void wait() = 0;
   // Called between chunks of the overlapped compute: the proxy's progress point (cooperative progress
-  // moves the exchange along there); nothing for plain MPI, whose overlap is what it is without help.
+  // moves the exchange along there); MPI_Testall over the step's requests in async-test; nothing in plain
+  // async, whose overlap is what MPI gives without help.
   virtual void progress_point() {}
 };
 
@@ -33,7 +34,8 @@ class Pattern {
   virtual std::string name() const = 0;            // "p2p", "halo", "bcast"
   virtual std::string shape() const = 0;           // e.g. "edge 64, 6 faces of 32 KiB"
   virtual std::size_t bytes() const = 0;           // bytes this rank sends + receives per step (the size axis)
-  virtual std::unique_ptr<Exchange> make_async(MPI_Comm comm) = 0;
+  // test: progress_point() calls MPI_Testall (the async-test mode).
+  virtual std::unique_ptr<Exchange> make_async(MPI_Comm comm, bool test) = 0;
   virtual std::unique_ptr<Exchange> make_proxy(proxy::ProxyThread& proxy) = 0;
 };
 

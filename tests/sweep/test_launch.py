@@ -168,7 +168,7 @@ class TestLaunch(unittest.TestCase):
         self.assertIn("--size 1024", " ".join(self.launches()[0]))
         self.log.unlink()
         done = run([RUN_OVERLAP, "-n", "2", self.driver, "--output", self.dir / "o.json"], env=self.env)
-        self.assertEqual(done.returncode, 1, done.stderr)  # the fake driver knows no mode 'async,proxy'
+        self.assertEqual(done.returncode, 1, done.stderr)  # the fake driver knows no mode 'async,async-test,proxy'
         self.assertEqual([e[:3] for e in self.launches()], [["proxy-mpiexec", "-n", "2"]])
 
 

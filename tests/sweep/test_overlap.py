@@ -38,25 +38,31 @@ class TestOverlap(unittest.TestCase):
             self.assertTrue(0.0 <= r["overlap_osu_pct"] <= 100.0, r)
             self.assertTrue(0.0 <= r["overlap_imb_pct"] <= 100.0, r)
             self.assertGreater(r["compute_slowdown"], 0.0)
+            self.assertAlmostEqual(r["hidden_us"], r["pure_us"] + r["compute_us"] - r["overall_us"], delta=1e-6)
+        # Like with like: the modes of one launch compute the same units in each cell.
+        for launch in (["async", "async-test", "proxy"], ["async-progress"]):
+            for case in {(r["pattern"], r["size"]) for r in records}:
+                units = {r["compute_units"] for r in records if (r["pattern"], r["size"]) == case and r["mode"] in launch}
+                self.assertLessEqual(len(units), 1, (case, launch, units))
         halo = next(r for r in records if r["pattern"] == "halo")
         self.assertEqual(halo["bytes"], 2 * 2 * 8 * 8 * 8)  # 2 ranks: 2 faces of 8x8 doubles, each way
 
     def test_async_and_proxy(self):
-        """One launch, async and proxy modes, through the project's launcher."""
-        done = run([*mpiexec().split(), "-n", "2", OVERLAP, "--mode", "async,proxy", *self.TINY,
-                    "--output", self.output], timeout=120)
+        """One launch, the default modes (async, async-test, proxy), through the project's launcher."""
+        done = run([*mpiexec().split(), "-n", "2", OVERLAP, *self.TINY, "--output", self.output], timeout=120)
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertIn("OSU %", done.stdout)
-        self.check(read_jsonl(self.output), ["async", "proxy"])
+        self.assertIn("hidden(us)", done.stdout)
+        self.check(read_jsonl(self.output), ["async", "async-test", "proxy"])
 
     def test_run_overlap_all_modes(self):
-        """bench/overlap/run-overlap: all three modes, async-progress in its own launch."""
+        """bench/overlap/run-overlap: all four modes, async-progress in its own launch."""
         done = run([RUN_OVERLAP, "--ranks=2", "--mpiexec", mpiexec(), OVERLAP, *self.TINY,
                     "--output", self.output], timeout=120)
         self.assertEqual(done.returncode, 0, done.stderr)
         library = subprocess.run([OVERLAP, "--mpi-library"], capture_output=True, text=True, check=True).stdout
         with_thread = "progress thread: yes" in library  # MPICH; Open MPI has none (run-overlap says so)
-        self.check(read_jsonl(self.output), ["async", "proxy"] + (["async-progress"] if with_thread else []))
+        self.check(read_jsonl(self.output),
+                   ["async", "async-test", "proxy"] + (["async-progress"] if with_thread else []))
 
 
 if __name__ == "__main__":
