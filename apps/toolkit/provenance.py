@@ -3,9 +3,12 @@ PROXY_*/OMP_* settings and machine load. The field names are the ones the C++ dr
 (`provenance.<field>`); flat tables (CSV) spell them `prov_<field>`:
 
   time_utc  UTC time the run started, ISO 8601 (2026-11-23T12:30:05Z)
-  host      host name of the machine that launched the run
+  host      host name of the machine the driver ran on (its record's), else of the one that launched it
   commit    `git describe --always --dirty --tags` of the source tree, null outside a git checkout
-  mpi       MPI library and version: library from the driver's dynamic links, version from the launcher
+  mpi       MPI library and version: the driver's own (its record's, from MPI_Get_library_version), else
+            the library from its dynamic links and the version its launcher reports
+  launcher  the launcher and its version ('srun (slurm) 22.05.8', 'mpiexec (Hydra) 4.0.2')
+  slurm_job_id, slurm_mpi_type  SLURM_JOB_ID and SLURM_MPI_TYPE of the run's environment, null outside Slurm
   compiler  the compiler that built the driver (its ELF .comment, e.g. 'GCC: (Debian 12.2.0-14) 12.2.0')
   blas      the BLAS library the driver links (file name), null when it links none
   env       every PROXY_* and OMP_* variable of the run's environment (a dict; JSON text in CSV)
@@ -21,7 +24,8 @@ import subprocess
 from functools import lru_cache
 from pathlib import Path
 
-FIELDS = ("time_utc", "host", "commit", "mpi", "compiler", "blas", "env", "load_1m", "load_1m_after")
+FIELDS = ("time_utc", "host", "commit", "mpi", "launcher", "slurm_job_id", "slurm_mpi_type", "compiler", "blas",
+          "env", "load_1m", "load_1m_after")
 _ROOT = Path(__file__).resolve().parents[2]
 _BLAS_NAMES = ("openblas", "blis", "mkl_rt", "mkl_core", "flexiblas", "sci_cray", "libblas", "atlas")
 
@@ -76,8 +80,9 @@ def mpi(driver, launcher):
     library = "MPICH" if "libmpich" in links else ("Open MPI" if re.search(r"libmpi\.so", links) else None)
     text = _output(list(launcher) + ["--version"]) or ""
     version = None
-    for pattern, name in ((r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"), (r"HYDRA", "MPICH"),
-                          (r"slurm\s+([0-9][\w.]*)", None)):
+    if re.match(r"\s*slurm", text):
+        text = ""  # srun's version is Slurm's, not the MPI's (the driver's record says the MPI's)
+    for pattern, name in ((r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"), (r"HYDRA", "MPICH")):
         match = re.search(pattern, text)
         if match:
             library = library or name
@@ -88,6 +93,41 @@ def mpi(driver, launcher):
         version = match.group(1) if match else None
     parts = [part for part in (library, version) if part]
     return " ".join(parts) if parts else None
+
+
+@lru_cache(maxsize=None)
+def launcher_version(launcher):
+    """'srun (slurm) 22.05.8', 'mpiexec (Hydra) 4.0.2', 'mpirun (Open MPI) 4.1.4', else the first line the
+    launcher prints for --version; None when it prints nothing."""
+    if not launcher:
+        return None
+    text = _output(list(launcher) + ["--version"]) or ""
+    name = os.path.basename(launcher[0])
+    for pattern, kind in ((r"^\s*slurm\s+([0-9][\w.]*)", "slurm"), (r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"),
+                          (r"HYDRA[\s\S]*?Version:\s*([0-9][\w.]*)", "Hydra")):
+        match = re.search(pattern, text)
+        if match:
+            return f"{name} ({kind}) {match.group(1)}"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else None
+
+
+def mpi_from_driver(text):
+    """The MPI a driver's record names, in the sweep's spelling: 'MPICH Version: 4.0.2' -> 'MPICH 4.0.2',
+    'Open MPI v4.1.4, package: ...' -> 'Open MPI 4.1.4'; other text unchanged."""
+    match = re.match(r"\s*(MPICH|Open MPI)\s*(?:Version:\s*|v)?([0-9][\w.]*)", text or "")
+    return f"{match.group(1)} {match.group(2)}" if match else text
+
+
+def from_records(provenance, records):
+    """The run's provenance with what its driver recorded of itself (host, MPI) where it did: the driver ran
+    on the compute node and knows its MPI, which the launching host and the launcher do not."""
+    own = next((r["provenance"] for r in records if isinstance(r.get("provenance"), dict)), {})
+    if own.get("host"):
+        provenance["host"] = own["host"]
+    if own.get("mpi"):
+        provenance["mpi"] = mpi_from_driver(own["mpi"])
+    return provenance
 
 
 def settings(environ):
@@ -107,6 +147,8 @@ def before_run(driver, launcher, environ):
     """The provenance of a run about to start (load_1m_after is filled by after_run)."""
     return {"time_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "host": socket.gethostname(), "commit": commit(), "mpi": mpi(str(driver), tuple(launcher)),
+            "launcher": launcher_version(tuple(launcher)), "slurm_job_id": environ.get("SLURM_JOB_ID"),
+            "slurm_mpi_type": environ.get("SLURM_MPI_TYPE"),
             "compiler": compiler(str(driver)), "blas": blas(str(driver)), "env": settings(environ),
             "load_1m": load(), "load_1m_after": None}
 

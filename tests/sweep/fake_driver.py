@@ -4,7 +4,8 @@ Lines (or CSV) record to --output with deterministic times computed from the opt
 driver does on bad input (`fake_driver: error: ...`, exit 1). Launched through mpiexec, every rank runs
 it; only rank 0 (PMI_RANK or OMPI_COMM_WORLD_RANK) writes, as the real drivers do. FAKE_DRIVER_LOG names a file to which rank 0
 appends one line per invocation (so tests can count reruns); FAKE_DRIVER_SLEEP delays each run;
-FAKE_DRIVER_STARTED names a file to which rank 0 appends a line when a run starts (before the delay)."""
+FAKE_DRIVER_STARTED names a file to which rank 0 appends a line when a run starts (before the delay);
+FAKE_DRIVER_PROVENANCE (JSON) is recorded as the record's provenance, as the real drivers record theirs."""
 import argparse
 import csv
 import json
@@ -48,6 +49,8 @@ def main():
               "ranks": ranks, "threads_per_rank": args.threads, "iters": args.iters,
               "total_s": total, "compute_s": 0.6 * total, "comm_s": 0.3 * total, "wait_s": 0.1 * total,
               "verified": args.verify}
+    if os.environ.get("FAKE_DRIVER_PROVENANCE"):  # what a real driver records of itself (JSON)
+        record["provenance"] = json.loads(os.environ["FAKE_DRIVER_PROVENANCE"])
     if args.mode in ("sync", "async"):
         record["ideal_proxy_s"] = max((total - 0.3 * total) * 2 / 1, 0.3 * total) / 2
     if args.output.endswith(".csv"):

@@ -125,8 +125,10 @@ class TestLaunch(unittest.TestCase):
         point fails naming the fix, and no figure of it reaches the summary (the 1-rank point passes)."""
         (self.path / "srun").write_text(SINGLETON_SRUN)
         out = self.dir / "singletons"
+        env = dict(self.env, SLURM_JOB_ID="4242", SLURM_MPI_TYPE="none",
+                   FAKE_DRIVER_PROVENANCE='{"host": "node7", "mpi": "MPICH Version: 4.0.2"}')
         done = run([SWEEP, "--driver", self.driver, "--launcher", "srun", "--param", "mode", "sync", "--reps", "1",
-                    "--ranks", "1", "2", "--out", out], env=self.env)
+                    "--ranks", "1", "2", "--out", out], env=env)
         self.assertEqual(done.returncode, 1, done.stderr)
         self.assertIn("the run wrote 2 records, expected 1: were its ranks started as separate jobs? (under srun, "
                       "MPICH needs --launcher-arg=--mpi=pmi2 or SLURM_MPI_TYPE=pmi2)", done.stderr)
@@ -134,6 +136,10 @@ class TestLaunch(unittest.TestCase):
         self.assertEqual((rows["1"]["status"], rows["2"]["status"]), ("ok", "failed"))
         self.assertEqual(rows["2"]["runs_ok"], "0")  # no median over the two 1-rank records
         self.assertTrue(rows["2"]["failure"].startswith("the run wrote 2 records, expected 1"))
+        # Provenance: where the driver ran and its MPI from its own record (not the launching host, not
+        # srun's version), srun's version and the Slurm job and MPI type beside them.
+        self.assertEqual([rows["1"][f"prov_{f}"] for f in ("host", "mpi", "launcher", "slurm_job_id", "slurm_mpi_type")],
+                         ["node7", "MPICH 4.0.2", "srun (slurm) 22.05.8", "4242", "none"])
         # Each run's logged command reruns it into the record file it ended in (not the attempt file).
         commands = [e["command"] for e in read_jsonl(out / "state.jsonl")]
         self.assertEqual([c.split("--output ")[1] for c in commands],
