@@ -47,6 +47,13 @@ def commit(root=str(_ROOT)):
 
 
 @lru_cache(maxsize=None)
+def _version_text(launcher):
+    """What the launcher prints for --version, probed once per launcher (mpi() and launcher_version() read
+    it for every run)."""
+    return _output(list(launcher) + ["--version"]) or ""
+
+
+@lru_cache(maxsize=None)
 def _links(driver):
     """`ldd` of the driver: the shared libraries it loads (empty for scripts or without ldd)."""
     return _output(["ldd", driver]) or ""
@@ -78,7 +85,7 @@ def mpi(driver, launcher):
     launcher reports (`LAUNCHER --version`); whatever part is known, None when nothing is."""
     links = _links(driver)
     library = "MPICH" if "libmpich" in links else ("Open MPI" if re.search(r"libmpi\.so", links) else None)
-    text = _output(list(launcher) + ["--version"]) or ""
+    text = _version_text(tuple(launcher))
     version = None
     if re.match(r"\s*slurm", text):
         text = ""  # srun's version is Slurm's, not the MPI's (the driver's record says the MPI's)
@@ -95,13 +102,12 @@ def mpi(driver, launcher):
     return " ".join(parts) if parts else None
 
 
-@lru_cache(maxsize=None)
 def launcher_version(launcher):
     """'srun (slurm) 22.05.8', 'mpiexec (Hydra) 4.0.2', 'mpirun (Open MPI) 4.1.4', else the first line the
     launcher prints for --version; None when it prints nothing."""
     if not launcher:
         return None
-    text = _output(list(launcher) + ["--version"]) or ""
+    text = _version_text(tuple(launcher))
     name = os.path.basename(launcher[0])
     for pattern, kind in ((r"^\s*slurm\s+([0-9][\w.]*)", "slurm"), (r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"),
                           (r"HYDRA[\s\S]*?Version:\s*([0-9][\w.]*)", "Hydra")):

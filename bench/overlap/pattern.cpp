@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -21,7 +22,7 @@ struct Message {
 
 // The progress point of the careful async user ("async-test"): MPI_Testall over the step's requests, as
 // often as the proxy's progress points come, so that MPI moves the step along during the compute.
-void test_all(std::vector<MPI_Request>& requests) {
+void test_all(std::span<MPI_Request> requests) {
   int done = 0;
   MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
 }
@@ -208,7 +209,7 @@ class AsyncBroadcast final : public Exchange {
   PanelBroadcast& pattern_;
   bool test_;
   std::uint64_t step_ = 0;
-  std::vector<MPI_Request> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  std::array<MPI_Request, 2> requests_{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
 };
 
 class ProxyBroadcast final : public Exchange {
