@@ -15,6 +15,7 @@
 #include "proxy/error.hpp"
 #include "proxy/node_collectives.hpp"
 #include "proxy/proxy_thread.hpp"
+#include "proxy/reduction_mpi.hpp"
 #include "proxy/team.hpp"
 #include "team_test_support.hpp"
 #include "mpi_test_util.hpp"
@@ -24,24 +25,6 @@ namespace {
 using namespace proxy;
 using namespace proxy::testing;
 using Buffers = std::vector<std::vector<unsigned char>>;
-
-MPI_Datatype mpi_type(DataType type) {
-  switch (type) {
-    case DataType::float32: return MPI_FLOAT;
-    case DataType::float64: return MPI_DOUBLE;
-    case DataType::int32: return MPI_INT32_T;
-    case DataType::int64: return MPI_INT64_T;
-  }
-  return MPI_BYTE;
-}
-MPI_Op mpi_op(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum: return MPI_SUM;
-    case ReduceOp::prod: return MPI_PROD;
-    case ReduceOp::min: return MPI_MIN;
-    default: return MPI_MAX;
-  }
-}
 
 // One rank's world for a test: proxy, team and node collectives with small segments (so that 1000
 // doubles already pipeline).
@@ -79,7 +62,7 @@ TEST_P(NodeAllreduce, MatchesMpiAllreduceForEveryTypeOpSizeInPlace) {
           reference(r, in, expected.data(), count);
           if (count > 0)
             node.proxy.call([&] {
-              MPI_Allreduce(MPI_IN_PLACE, expected.data(), int(count), mpi_type(type), mpi_op(op), node.proxy.comm());
+              MPI_Allreduce(MPI_IN_PLACE, expected.data(), int(count), mpi_datatype(type), mpi_op(op), node.proxy.comm());
             });
           Buffers out = in_place ? in : Buffers(threads, std::vector<unsigned char>(bytes + 1, 0x5a));
           run_threads(threads, [&](int t) {
@@ -175,7 +158,7 @@ TEST_P(NodeAllreduce, ReduceToEveryRootMatchesMpiReduce) {
           std::vector<unsigned char> local(bytes + 1), expected(bytes + 1);
           reference(r, in, local.data(), count);
           node.proxy.call([&] {
-            MPI_Reduce(local.data(), expected.data(), int(count), mpi_type(r.type), mpi_op(r.op), root_rank,
+            MPI_Reduce(local.data(), expected.data(), int(count), mpi_datatype(r.type), mpi_op(r.op), root_rank,
                        node.proxy.comm());
           });
           std::vector<unsigned char> result(bytes + 1, 0x77);

@@ -6,4 +6,5 @@
 #include "proxy/copy.hpp"
 #include "proxy/node_collectives.hpp"
 #include "proxy/reduction.hpp"
+#include "proxy/reduction_mpi.hpp"
 #include "proxy/team.hpp"

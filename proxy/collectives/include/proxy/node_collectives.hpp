@@ -28,6 +28,7 @@
 
 namespace proxy {
 
+class Notifier;
 class ProxyThread;
 class Team;
 
@@ -94,6 +95,7 @@ class NodeCollectives {
   ProxyThread& proxy_;
   Team& team_;
   NodeCollectivesConfig config_;
+  std::shared_ptr<Notifier> progress_;  // the slots publish "segment done" through it; wait() sleeps on it
   int rank_ = 0;
   int ranks_ = 1;
   std::vector<std::shared_ptr<SlotOperation>> slots_;

@@ -1,0 +1,55 @@
+// Node reduce: the team reduces each segment into the leader thread's buffer (the root thread on the root
+// rank, thread 0 elsewhere), the leader hands it to the proxy, whose MPI_Ireduce combines it across ranks.
+// reduce_segments, the team phase, is the allreduce's too.
+#include "node_slot_operation.hpp"
+#include "proxy/proxy_thread.hpp"
+#include "proxy/reduction_mpi.hpp"
+#include "proxy/team.hpp"
+
+namespace proxy {
+
+NodeRequest NodeCollectives::reduce(int thread, const void* send, void* recv, std::size_t count,
+                                    const Reduction& reduction, int root_rank, int root_thread) {
+  node_detail::check_builtin(reduction);
+  node_detail::check_root("reduce", root_rank, ranks_, root_thread, team_.size());
+  if (send == nullptr) send = recv;
+  NodeRequest request = begin(thread, NodeCollectiveKind::reduce, count, reduction.element_size());
+  if (request.kind == NodeCollectiveKind::none) return request;
+  const bool root_here = rank_ == root_rank;
+  const int leader = root_here ? root_thread : 0;
+  request.team_root = leader;
+  char* target = nullptr;
+  if (thread == leader) {
+    // Off the root rank the team's partial result needs a home until the proxy has sent it: the slot's
+    // staging buffer, which only grows (no allocation once warmed up).
+    auto& staging = staging_[request.slot];
+    if (!root_here && staging.size() < count * request.element_size) staging.resize(count * request.element_size);
+    target = root_here ? static_cast<char*>(recv) : staging.data();
+    auto work = SlotOperation::work_for(request, target);
+    work.type = mpi_datatype(reduction.type);
+    work.op = mpi_op(reduction.op);
+    work.root = root_rank;
+    work.is_root = root_here;
+    slots_[request.slot]->prepare(work);
+    proxy_.post(slots_[request.slot]);
+  }
+  reduce_segments(thread, request, send, target, reduction, leader);
+  return request;
+}
+
+// Phase 1 per segment: team reduce into the leader's target, then the leader hands the segment to the
+// proxy (pipelined: the proxy starts segment k across ranks while the team reduces k + 1).
+void NodeCollectives::reduce_segments(int thread, const NodeRequest& request, const void* send, char* target,
+                                      const Reduction& reduction, int leader) {
+  auto& slot = slots_[request.slot];
+  for (std::size_t k = 0; k < request.segments; ++k) {
+    const std::size_t offset = k * request.segment_elements;
+    const std::size_t n = std::min(request.segment_elements, request.count - offset);
+    const std::size_t byte_offset = offset * request.element_size;
+    team_.reduce(thread, static_cast<const char*>(send) + byte_offset, target ? target + byte_offset : nullptr, n,
+                 reduction, leader);
+    if (thread == leader) slot->ready.store(request.base + k + 1, std::memory_order_release);
+  }
+}
+
+}  // namespace proxy

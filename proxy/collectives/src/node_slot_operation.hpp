@@ -1,0 +1,149 @@
+// Private to proxy::collectives: the inter-node phase of one NodeCollectives request slot, an Operation the
+// proxy progresses, and the checks the start calls share. One file per collective (node_allreduce.cpp,
+// node_reduce.cpp, node_broadcast.cpp, node_barrier.cpp); the slots, the bookkeeping and wait() are
+// node_collectives.cpp.
+// Per segment the state machine is: reduced by the team (ready, published by the team's leader thread) ->
+// issued by the proxy (MPI_I*) -> completed (done, published by the proxy) -> broadcast by the team in
+// wait(). `ready` and `done` count segments over the slot's whole life, so nothing is reset between epochs.
+// Thread contract: prepare() runs on the thread that posts (before post(), whose queue hand-off orders it
+// before start()); start/progress run on the proxy thread; ready is written by the leader thread, done by
+// the proxy, both read by anyone.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "proxy/error.hpp"
+#include "proxy/node_collectives.hpp"
+#include "proxy/operation.hpp"
+#include "proxy/reduction.hpp"
+#include "proxy/detail/notifier.hpp"
+
+namespace proxy {
+
+namespace node_detail {
+
+const char* name_of(NodeCollectiveKind kind) noexcept;
+// Throws proxy::Error for a user-defined operation (an MPI_Op cannot carry the user's context).
+void check_builtin(const Reduction& reduction);
+// Throws proxy::Error unless the root rank and thread lie inside the ranks and the team ("node collective
+// reduce: root rank 3 is outside [0, 2)").
+void check_root(const char* what, int root_rank, int ranks, int root_thread, int threads);
+
+}  // namespace node_detail
+
+class NodeCollectives::SlotOperation final : public Operation {
+ public:
+  SlotOperation(int index, int window, std::shared_ptr<Notifier> progress)
+      : Operation("node collective slot " + std::to_string(index)), requests_(window, MPI_REQUEST_NULL),
+        progress_(std::move(progress)) {}
+
+  const char* kind() const noexcept override { return "node collective"; }
+
+  struct Work {
+    NodeCollectiveKind what = NodeCollectiveKind::none;
+    char* buffer = nullptr;
+    std::size_t count = 0, element_size = 1, segment_elements = 1, segments = 0;
+    std::uint64_t base = 0;
+    MPI_Datatype type = MPI_BYTE;
+    MPI_Op op = MPI_OP_NULL;
+    int root = 0;
+    bool is_root = false;
+  };
+  // The work of one request: its geometry from the request, the MPI specifics filled in by the caller.
+  static Work work_for(const NodeRequest& request, char* buffer) noexcept {
+    Work work;
+    work.what = request.kind;
+    work.buffer = buffer;
+    work.count = request.count;
+    work.element_size = request.element_size;
+    work.segment_elements = request.segment_elements;
+    work.segments = request.segments;
+    work.base = request.base;
+    return work;
+  }
+  void prepare(const Work& work) noexcept { work_ = work; }
+
+  void start(std::uint64_t epoch) override {
+    epoch_ = epoch;
+    issued_ = finished_ = work_.base;
+  }
+
+  bool progress() override {
+    const std::uint64_t end = work_.base + work_.segments;
+    const std::uint64_t ready_now = ready.load(std::memory_order_acquire);
+    const std::uint64_t window = requests_.size();
+    while (issued_ < std::min(ready_now, end) && issued_ - finished_ < window) {
+      issue(issued_ - work_.base, requests_[issued_ % window]);
+      ++issued_;
+    }
+    while (finished_ < issued_) {  // oldest first: segments complete, and are published, in order
+      int flag = 0;
+      check(MPI_Test(&requests_[finished_ % window], &flag, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!flag) break;
+      ++finished_;
+      done.store(finished_, std::memory_order_release);
+      progress_->notify_all();
+    }
+    return finished_ == end;
+  }
+
+  std::string describe_outstanding() const override {
+    const std::uint64_t d = done.load(std::memory_order_acquire), r = ready.load(std::memory_order_acquire);
+    return std::string(node_detail::name_of(work_.what)) + ": " + std::to_string(d - std::min(d, work_.base)) +
+           " of " + std::to_string(work_.segments) + " segments done across ranks, " +
+           std::to_string(r - std::min(r, work_.base)) + " handed to the proxy";
+  }
+
+  std::uint64_t bytes_per_epoch() const noexcept override { return work_.count * work_.element_size; }
+  // Its requests are collectives, which MPI cannot cancel.
+  bool cancellable() const noexcept override { return false; }
+
+  MPI_Comm comm = MPI_COMM_NULL;
+  alignas(64) std::atomic<std::uint64_t> ready{0};  // segments the team has handed over (leader thread)
+  alignas(64) std::atomic<std::uint64_t> done{0};   // segments complete across ranks (proxy thread)
+
+ private:
+  void check(int code, const char* call) const {
+    if (code != MPI_SUCCESS) throw CommError(label(), -1, epoch_, std::string(call) + ": " + mpi_error_string(code));
+  }
+
+  void issue(std::uint64_t segment, MPI_Request& request) {
+    const std::size_t offset = segment * work_.segment_elements;
+    const int n = static_cast<int>(std::min(work_.segment_elements, work_.count - offset));
+    char* data = work_.buffer + offset * work_.element_size;
+    switch (work_.what) {
+      case NodeCollectiveKind::allreduce:
+        check(MPI_Iallreduce(MPI_IN_PLACE, data, n, work_.type, work_.op, comm, &request), "MPI_Iallreduce");
+        break;
+      case NodeCollectiveKind::reduce:
+        check(work_.is_root ? MPI_Ireduce(MPI_IN_PLACE, data, n, work_.type, work_.op, work_.root, comm, &request)
+                            : MPI_Ireduce(data, nullptr, n, work_.type, work_.op, work_.root, comm, &request),
+              "MPI_Ireduce");
+        break;
+      case NodeCollectiveKind::broadcast:
+        check(MPI_Ibcast(data, n, MPI_BYTE, work_.root, comm, &request), "MPI_Ibcast");
+        break;
+      case NodeCollectiveKind::barrier:
+        check(MPI_Ibarrier(comm, &request), "MPI_Ibarrier");
+        break;
+      case NodeCollectiveKind::none:
+        break;
+    }
+  }
+
+  Work work_;
+  std::uint64_t epoch_ = 0;
+  std::uint64_t issued_ = 0, finished_ = 0;  // proxy thread only
+  std::vector<MPI_Request> requests_;        // ring of `window` in-flight segments
+  // Shared with the NodeCollectives: a slot the proxy still holds after an unwaited request may outlive it.
+  std::shared_ptr<Notifier> progress_;
+};
+
+}  // namespace proxy
