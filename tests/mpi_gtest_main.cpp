@@ -15,7 +15,7 @@ const proxy::Environment* the_environment = nullptr;
 
 const proxy::Environment& proxy::test_util::environment() { return *the_environment; }
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   the_environment = &env;
   ::testing::InitGoogleTest(&argc, argv);
@@ -28,4 +28,6 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (failed) std::fprintf(stderr, "rank %d: some tests failed\n", env.rank());
   return any_failed;
+} catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+  return refused.report();
 }

@@ -17,7 +17,7 @@ constexpr int kParsed = -1;  // run_guarded's "go on"
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   apps::Options options(kProgram, "What the runtime sees on each rank: MPI thread level, node, topology, placement.");
   options.option("threads", "T", "compute threads per rank to place (0 = one per compute core)", "0")
@@ -70,4 +70,6 @@ int main(int argc, char** argv) {
     std::fputs(all.c_str(), stdout);
   }
   return 0;
+} catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+  return refused.report();
 }

@@ -74,10 +74,12 @@ BENCHMARK(BM_ProxyRoundTrip)
     ->Arg(static_cast<int>(proxy::WaitPolicy::block))
     ->UseRealTime();
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
+} catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+  return refused.report();
 }

@@ -157,8 +157,10 @@ BENCHMARK(BM_PartsMpiPartitioned)->ArgName("doubles_per_part")->Arg(1)->Arg(2048
 BENCHMARK(BM_PartsPersistentPerPart)->ArgName("doubles_per_part")->Arg(1)->Arg(2048)->Iterations(kIterations)->UseRealTime();
 BENCHMARK(BM_PartsPlanReady)->ArgName("doubles_per_part")->Arg(1)->Arg(2048)->Iterations(kIterations)->UseRealTime();
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   environment = &env;
   return bench::run_on_two_ranks("bench_plan_features", env, argc, argv);
+} catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+  return refused.report();
 }

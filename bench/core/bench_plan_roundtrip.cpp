@@ -71,8 +71,10 @@ void BM_Proxy(benchmark::State& state) {
 BENCHMARK(BM_Direct)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterations)->UseRealTime();
 BENCHMARK(BM_Proxy)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterations)->UseRealTime();
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   environment = &env;
   return bench::run_on_two_ranks("bench_plan_roundtrip", env, argc, argv);
+} catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+  return refused.report();
 }

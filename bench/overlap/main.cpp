@@ -351,6 +351,8 @@ int main(int argc, char** argv) {
     proxy::Environment environment(argc, argv,
                                    async_progress_requested() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED);
     return apps::run_guarded(kProgram, environment.rank(), [&] { return run(environment, argc, argv); });
+  } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+    return refused.report();
   } catch (const proxy::CommError& error) {
     // The other ranks may be waiting on this one: end them all with the line.
     proxy::Environment::abort(std::string(kProgram) + ": communication failed: " + error.what(), 1);

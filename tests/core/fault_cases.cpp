@@ -51,7 +51,7 @@ int call_abandoned(proxy::ProxyThread& proxy) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   const std::string which = argc > 1 ? argv[1] : "";
   if (which == "settings") {
@@ -90,4 +90,6 @@ int main(int argc, char** argv) {
   }
   if (env.rank() == 0 && which != "call-abandoned") std::printf("rank 0: ProxyThread shut down without its peer\n");
   return status;
+} catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+  return refused.report();
 }

@@ -10,7 +10,7 @@
 
 #include "proxy/core.hpp"
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   int value = 0;
   constexpr std::chrono::milliseconds kMeantToFail{2000};
@@ -39,4 +39,6 @@ int main(int argc, char** argv) {
     proxy::Environment::abort("rank " + std::to_string(env.rank()) + ": error: " + e.what(), 3);
   }
   return 0;
+} catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+  return refused.report();
 }

@@ -7,7 +7,7 @@
 
 static_assert(PROXY_VERSION == PROXY_VERSION_MAJOR * 10000 + PROXY_VERSION_MINOR * 100 + PROXY_VERSION_PATCH);
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   long sum = 0;
   {
@@ -17,4 +17,6 @@ int main(int argc, char** argv) {
   }
   if (env.rank() == 0) std::printf("consumer: sum of ranks = %ld (proxy %s)\n", sum, PROXY_VERSION_STRING);
   return 0;
+} catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+  return refused.report();
 }

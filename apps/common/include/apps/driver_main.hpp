@@ -1,5 +1,5 @@
-// main() of an MPI driver, written once: start the proxy::Environment (MPI + hwloc; if that fails nothing
-// runs yet, so print the reason and exit 1), run the driver's body through run_guarded (usage errors:
+// main() of an MPI driver, written once: start the proxy::Environment (MPI + hwloc; settings it refuses
+// exit 2 with its one line, any other failure prints the reason and exits 1: nothing runs yet), run the driver's body through run_guarded (usage errors:
 // one line from rank 0, exit 2 on every rank after MPI_Finalize), and end the whole job on any other
 // exception (a failure the other ranks cannot know about: print it with the rank, flush, MPI_Abort with
 // exit 1, before the Environment's MPI_Finalize would wait for them). Main thread only.
@@ -46,6 +46,8 @@ int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
   std::optional<proxy::Environment> env;
   try {
     env.emplace(argc, argv);
+  } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
+    return refused.report();
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%.*s: error: %s\n", name_length, program.data(), error.what());
     return kExitRunFailure;

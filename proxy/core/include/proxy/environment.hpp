@@ -5,19 +5,22 @@
 // leader per node, and, for dividing cores, the ranks on this physical host (by host name, whatever
 // MPIR_CVAR_NOLOCAL or PROXY_NODE_SIZE make of the node) with the bindings they inherited.
 // Before anything else it validates every PROXY_* environment variable on every rank (validate_environment);
-// when one is bad the ranks agree on it (one MPI_Allreduce), the lowest rank that saw it prints one line
-// `PROGRAM: error: PROXY_...='value' is ...`, and every rank finalises MPI and exits with status 2 (no
-// MPI_Abort, so the line is never lost). A failing set-up call throws proxy::Error naming it, after
-// finalising MPI if the Environment initialised it.
+// when one is bad the ranks agree on it (one MPI_Allreduce) and every rank throws proxy::SettingsError,
+// whose line `PROGRAM: error: PROXY_...='value' is ...` the lowest rank that saw it announces: a program's
+// main catches it and returns its report() (the line, once; exit status 2). The library never exits. A
+// failing set-up call throws proxy::Error naming it; either way MPI is finalised first if the Environment
+// initialised it.
 // Thread safety: construct, use and destroy on the main thread; const accessors from any thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include <mpi.h>
 
+#include "proxy/error.hpp"  // SettingsError, which the constructor throws
 #include "proxy/placement.hpp"
 #include "proxy/topology.hpp"
 
@@ -51,7 +54,7 @@ class Environment {
 
   // This rank's share of its host (see placement.hpp), from the bindings read at construction; every rank
   // on the host must ask for the same threads and with_proxy. threads = 0: one compute thread per compute
-  // core. When its proxy must share a core, world rank 0 prints a one-line notice (once per process).
+  // core. When its proxy must share a core, world rank 0 prints a one-line notice (once).
   Placement placement(int threads, bool with_proxy) const;
   // Sizes the calling thread's OpenMP teams to placement.threads (omp_set_num_threads: a parallel region
   // without num_threads gets the placement's count, not one thread per core the process may use) and binds
@@ -80,6 +83,7 @@ class Environment {
   int host_rank_ = 0;
   NodeInfo node_;
   std::unique_ptr<Topology> topology_;
+  mutable std::atomic<bool> shared_proxy_noticed_{false};  // placement()'s notice, once per Environment
 };
 
 }  // namespace proxy

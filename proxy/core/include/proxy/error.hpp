@@ -1,4 +1,5 @@
-// Errors. Error: set-up and misuse, thrown where they happen. CommError: a communication failure on the
+// Errors. Error: set-up and misuse, thrown where they happen. SettingsError: the job's settings, refused by
+// every rank together. CommError: a communication failure on the
 // proxy thread, stored with the operation and rethrown to the thread that waits on it. TimeoutError: a wait
 // that expired; its message lists what was still outstanding.
 #pragma once
@@ -12,6 +13,23 @@ namespace proxy {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// Settings the job cannot run with (a PROXY_* variable, a resource this machine lacks, a launch that is not
+// what the launcher started), found by every rank together while the Environment starts: every rank throws
+// it. what() is the whole line, "<program>: error: <what is wrong>"; announce() is true on the one rank that
+// should print it (the lowest that found it), so the job says it once. The library never exits; a program
+// catches it and returns report(): it writes the line where announce() is, and gives the exit status of a
+// usage error, 2.
+class SettingsError : public Error {
+ public:
+  SettingsError(const std::string& line, bool announce) : Error(line), announce_(announce) {}
+  bool announce() const noexcept { return announce_; }
+  static constexpr int kExitStatus = 2;
+  int report() const noexcept;
+
+ private:
+  bool announce_;
 };
 
 class CommError : public Error {

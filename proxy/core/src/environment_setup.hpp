@@ -1,0 +1,31 @@
+// Private to proxy::core: the steps of the Environment's construction once MPI is up, one file each: the
+// settings every rank checks together (settings_check.cpp), the ranks sharing this host's cores
+// (host_discovery.cpp) and the ranks forming this rank's node (node_discovery.cpp). Each is collective over
+// MPI_COMM_WORLD, runs on the main thread and throws proxy::Error naming an MPI call that failed.
+#pragma once
+
+#include <string>
+
+#include "proxy/environment.hpp"
+#include "proxy/placement.hpp"
+#include "proxy/topology.hpp"
+
+namespace proxy {
+
+// Throws Error("<call> failed: <MPI's text>") unless code is MPI_SUCCESS.
+void check_mpi(int code, const char* call);
+
+// Every rank validates the PROXY_* variables and the launch; they agree on the outcome (one MPI_Allreduce)
+// and, when something is wrong, every rank throws the same SettingsError, which the lowest rank that found
+// it announces: "<program>: error: PROXY_CORE='9' names core 9, but this host has cores 0-1".
+void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size, const Topology& topology);
+
+// The ranks on this physical host, by host name, with the bindings they inherited; host_rank is this
+// rank's index among them.
+HostLayout discover_host(const Topology& topology, int world_rank, int& host_rank);
+
+// The ranks of this rank's node (MPI_COMM_TYPE_SHARED, or PROXY_NODE_SIZE consecutive ranks) and one leader
+// per node, into `node`, whose communicators the caller frees (also after a throw part way).
+void discover_node(int world_rank, NodeInfo& node);
+
+}  // namespace proxy

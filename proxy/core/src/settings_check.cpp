@@ -1,0 +1,67 @@
+// The settings every rank checks together before anything else (environment_setup.hpp): the launch (a world
+// that is not what the launcher started), every PROXY_* variable, and the settings that name a resource of
+// this machine. Nothing here exits: a refusal is a SettingsError on every rank, and the program decides
+// (apps::driver_main and the tests' mains return its exit status, 2).
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "environment_setup.hpp"
+#include "launch.hpp"
+#include "proxy/config.hpp"
+#include "proxy/error.hpp"
+
+namespace proxy {
+
+namespace {
+
+// Settings that name a resource are checked against this machine and this rank's binding: PROXY_CORE must
+// be a core of the host inside the binding the launcher gave the rank (binding modulo the core count, as
+// hwloc would, ran the proxy on a core nobody asked for).
+std::string resource_problem(const Topology& topology) {
+  const char* v = std::getenv("PROXY_CORE");
+  if (v == nullptr || *v == '\0') return "";
+  const int core = Config::from_env().proxy_core;  // already validated: -1 .. kMaxCore
+  if (core < 0) return "";
+  const std::string named = std::string("PROXY_CORE='") + v + "' ";
+  if (core >= topology.cores())
+    return named + "names core " + std::to_string(core) + ", but this host has cores 0-" +
+           std::to_string(topology.cores() - 1);
+  const std::vector<int> binding = topology.binding();
+  if (!binding.empty() && std::find(binding.begin(), binding.end(), core) == binding.end())
+    return named + "is outside this rank's binding (cores " + describe_cores(binding) + ")";
+  return "";
+}
+
+}  // namespace
+
+void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size, const Topology& topology) {
+  // A world that is not what the launcher started comes first: nothing else is worth saying then. Its
+  // processes are each rank 0 of their own world: only the launcher's first one prints.
+  const std::optional<LaunchCount> launched = launch_count();
+  std::string problem = launch_problem(launched, size);
+  const bool quiet = !problem.empty() && launched->index > 0;
+  try {
+    if (problem.empty()) {
+      validate_environment();
+      problem = resource_problem(topology);
+    }
+  } catch (const Error& e) {
+    problem = e.what();
+  }
+  const int mine = problem.empty() ? size : rank;
+  int first = size;
+  check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  if (first == size) return;
+  // The other ranks do not know the text: they throw with a pointer to the rank that announces it.
+  const bool announce = rank == first && !quiet;
+  throw SettingsError(rank == first ? program + ": error: " + problem
+                                    : program + ": error: rank " + std::to_string(first) + " refused the settings",
+                      announce);
+}
+
+}  // namespace proxy
