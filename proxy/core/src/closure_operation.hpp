@@ -12,8 +12,8 @@
 
 #include <mpi.h>
 
+#include "proxy/closure_context.hpp"
 #include "proxy/operation.hpp"
-#include "proxy/proxy_thread.hpp"
 
 namespace proxy {
 

@@ -1,11 +1,10 @@
-// CompletionCallback and ProxyThread::then (completion_callback.hpp).
+// CompletionCallback (completion_callback.hpp).
 #include "completion_callback.hpp"
 
 #include <cstdio>
 #include <exception>
 
 #include "proxy/error.hpp"
-#include "proxy/proxy_thread.hpp"
 
 namespace proxy {
 
@@ -55,13 +54,6 @@ void CompletionCallback::run_fn() {
 
 std::string CompletionCallback::describe_outstanding() const {
   return "waiting for " + target_.operation->label() + " epoch " + std::to_string(target_.epoch);
-}
-
-Ticket ProxyThread::then(const Ticket& ticket, std::function<void()> fn) {
-  if (!ticket) throw Error("then: empty ticket");
-  if (!fn) throw Error("then: empty function for " + ticket.operation->label() + " epoch " + std::to_string(ticket.epoch));
-  return enqueue_start(std::make_shared<CompletionCallback>(ticket, std::move(fn), config_.wait_timeout, rank_),
-                       nullptr);
 }
 
 }  // namespace proxy

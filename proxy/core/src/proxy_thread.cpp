@@ -1,5 +1,5 @@
-// ProxyThread: set-up and shutdown, and the compute side (commit, start, post, submit, test, wait). The
-// proxy thread itself runs ProgressLoop (progress_loop.cpp).
+// ProxyThread: set-up and shutdown, and every member the compute side calls (commit, start, post, submit,
+// then, ready, test, wait). The proxy thread itself runs ProgressLoop (progress_loop.cpp).
 #include "proxy/proxy_thread.hpp"
 
 #include <atomic>
@@ -10,6 +10,7 @@
 
 #include "closure_operation.hpp"
 #include "communicator_cache.hpp"
+#include "completion_callback.hpp"
 #include "plan_collectives.hpp"
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
@@ -59,17 +60,20 @@ ProxyThread::ProxyThread(MPI_Comm comm, Config config, int core) : config_(std::
 }
 
 void ProxyThread::construct(MPI_Comm comm, int core) {
+  const auto check = [](int code, const char* call) {
+    if (code != MPI_SUCCESS) throw Error(std::string("ProxyThread: ") + call + " failed: " + mpi_error_string(code));
+  };
   int provided = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&provided);
+  check(MPI_Query_thread(&provided), "MPI_Query_thread");
   if (provided < MPI_THREAD_SERIALIZED)
     throw Error("ProxyThread needs MPI initialised with at least MPI_THREAD_SERIALIZED (use proxy::Environment)");
-  if (MPI_Comm_dup(comm, &comm_) != MPI_SUCCESS) throw Error("ProxyThread: MPI_Comm_dup failed");
-  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);  // failures become CommErrors, not aborts
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
+  check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+  check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");  // CommErrors, not aborts
+  check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   int* tag_ub = nullptr;
   int found = 0;
-  MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &found);
+  check(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &found), "MPI_Comm_get_attr");
   if (found && tag_ub != nullptr) tag_upper_bound_ = *tag_ub;
 
   impl_ = std::make_unique<Impl>(config_.queue_capacity);
@@ -189,6 +193,25 @@ Ticket ProxyThread::post(std::shared_ptr<Operation> operation) {
 Ticket ProxyThread::submit(std::function<void(ClosureContext&)> fn, std::string name) {
   if (!fn) throw Error("submit: empty closure");
   return enqueue_start(std::make_shared<ClosureOperation>(std::move(fn), comm_, std::move(name)), nullptr);
+}
+
+Ticket ProxyThread::then(const Ticket& ticket, std::function<void()> fn) {
+  if (!ticket) throw Error("then: empty ticket");
+  if (!fn) throw Error("then: empty function for " + ticket.operation->label() + " epoch " + std::to_string(ticket.epoch));
+  return enqueue_start(std::make_shared<CompletionCallback>(ticket, std::move(fn), config_.wait_timeout, rank_),
+                       nullptr);
+}
+
+void ProxyThread::ready(const Ticket& ticket, int part) {
+  if (!ticket) throw Error("ready: empty ticket");
+  auto* plan = dynamic_cast<PlanOperation*>(ticket.operation.get());
+  if (plan == nullptr) throw Error("ready: " + ticket.operation->label() + " is not a plan; only plans have parts");
+  const std::uint64_t current = plan->started_epoch();
+  if (ticket.epoch != current)
+    throw Error("plan '" + plan->name() + "': part " + std::to_string(part) + " marked ready for epoch " +
+                std::to_string(ticket.epoch) + ", but the plan's current epoch is " + std::to_string(current));
+  // No wake-up needed: a plan with a held send stays in the proxy's active set, which it polls.
+  plan->mark_ready(part, ticket.epoch);
 }
 
 void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state) const {

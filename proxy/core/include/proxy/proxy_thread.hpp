@@ -37,6 +37,7 @@
 
 #include "proxy/config.hpp"
 #include "proxy/call_state.hpp"
+#include "proxy/closure_context.hpp"
 #include "proxy/operation.hpp"
 #include "proxy/placement.hpp"
 #include "proxy/plan.hpp"
@@ -46,21 +47,6 @@
 namespace proxy {
 
 class PlanOperation;  // private to the library
-
-// Handed to a closure running on the proxy thread: the MPI requests it tracks complete its ticket.
-class ClosureContext {
- public:
-  MPI_Comm comm() const noexcept { return comm_; }
-  // Track a request; the closure's ticket completes when every tracked request has completed.
-  void track(MPI_Request request) { requests_.push_back(request); }
-  // The context of the closure now running on this thread, or nullptr (for Appendix A style callbacks).
-  static ClosureContext* current() noexcept;
-
- private:
-  friend class ClosureOperation;
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  std::vector<MPI_Request> requests_;
-};
 
 class ProxyThread {
  public:

@@ -1,0 +1,259 @@
+// PlanOperation: a committed plan as persistent MPI requests progressed by the proxy (plan_operation.hpp).
+#include "plan_operation.hpp"
+
+#include <string>
+
+#include "plan_collectives.hpp"
+#include "proxy/error.hpp"
+
+namespace proxy {
+
+namespace {
+std::string describe(const Transfer& t, std::uint64_t bytes) {
+  return std::string(t.direction == Transfer::Direction::send ? "send to" : "recv from") + " rank " +
+         std::to_string(t.peer) + " tag " + std::to_string(t.tag) + " (" + std::to_string(bytes) + " bytes)";
+}
+}  // namespace
+
+PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id,
+                             CommunicatorCache& communicators)
+    : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id), readiness_(spec.part_count()) {
+  slots_.reserve(spec.transfers().size() + spec.collectives().size());
+  for (const Transfer& t : spec.transfers()) {
+    if (t.peer == MPI_PROC_NULL) continue;  // nothing to move: dropped here rather than started every epoch
+    auto slot = std::make_unique<Slot>();
+    slot->transfer = t;
+    int type_size = 1;
+    if (!(t.pack || t.unpack)) MPI_Type_size(t.type, &type_size);
+    slot->bytes = static_cast<std::uint64_t>(t.count) * static_cast<std::uint64_t>(type_size);
+    bytes_ += slot->bytes;
+    void* buffer = t.buffer;
+    if (t.pack || t.unpack) {
+      slot->staging.resize(static_cast<std::size_t>(t.count));
+      buffer = slot->staging.data();
+    }
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int code = t.direction == Transfer::Direction::send
+                         ? MPI_Send_init(buffer, t.count, t.type, t.peer, t.tag, comm_, &request)
+                         : MPI_Recv_init(buffer, t.count, t.type, t.peer, t.tag, comm_, &request);
+    if (code != MPI_SUCCESS) {
+      release();
+      throw CommError(label(), t.peer, 0, "creating the persistent request failed: " + mpi_error_string(code));
+    }
+    if (!t.parts.empty()) start_all_at_once_ = false;
+    slots_.push_back(std::move(slot));
+    requests_.push_back(request);
+  }
+  for (const CollectiveElement& e : spec.collectives()) {
+    auto slot = std::make_unique<Slot>();
+    slot->collective = e;
+    int type_size = 1;
+    MPI_Type_size(e.type, &type_size);
+    slot->bytes = static_cast<std::uint64_t>(e.count) * static_cast<std::uint64_t>(type_size);
+    bytes_ += slot->bytes;
+    MPI_Request request = MPI_REQUEST_NULL;
+    try {
+      slot->collective_comm = communicators.duplicate_of(e.comm);
+    } catch (...) {
+      release();
+      throw;
+    }
+    MPI_Comm_size(slot->collective_comm, &slot->collective_size);
+    slot->persistent = persistent_collectives_available();
+    if (slot->persistent) {
+      const int code = init_persistent_collective(e, slot->collective_comm, &request);
+      if (code != MPI_SUCCESS) {
+        release();
+        throw CommError(label(), -1, 0, std::string("creating the persistent ") + kind_name(e.kind) +
+                                            " failed: " + mpi_error_string(code));
+      }
+    } else {
+      start_all_at_once_ = false;
+    }
+    ++collective_count_;
+    slots_.push_back(std::move(slot));
+    requests_.push_back(request);
+  }
+  indices_.resize(slots_.size());
+  statuses_.resize(slots_.size());
+}
+
+PlanOperation::~PlanOperation() = default;  // requests are freed by release() on the proxy thread
+
+void PlanOperation::release() noexcept {
+  // Freeing an active (cancelled) request is allowed: MPI deallocates it once it completes.
+  for (std::size_t i = 0; i < requests_.size(); ++i)
+    if (requests_[i] != MPI_REQUEST_NULL && slots_[i]->persistent) MPI_Request_free(&requests_[i]);
+  released_ = true;
+}
+
+void PlanOperation::release_when_idle() noexcept {
+  if (in_flight_)
+    release_requested_ = true;
+  else
+    release();
+}
+
+void PlanOperation::set_in_flight(bool in_flight) noexcept {
+  in_flight_ = in_flight;
+  if (!in_flight_ && release_requested_) release();
+}
+
+void PlanOperation::start(std::uint64_t epoch) {
+  if (released_) throw CommError(label(), -1, epoch, "started after its proxy shut down");
+  epoch_ = epoch;
+  pending_ = 0;
+  held_ = 0;
+  if (start_all_at_once_) {
+    for (auto& slot : slots_) {
+      slot->done.store(false, std::memory_order_relaxed);
+      if (slot->transfer.pack) slot->transfer.pack(slot->staging.data());
+    }
+    pending_ = static_cast<int>(slots_.size());
+    if (pending_ == 0) return;
+    const int code = MPI_Startall(static_cast<int>(requests_.size()), requests_.data());
+    if (code != MPI_SUCCESS) throw CommError(label(), -1, epoch, "MPI_Startall failed: " + mpi_error_string(code));
+    return;
+  }
+  // One by one, in spec order (transfers, then collectives, the same order on every rank); transfers waiting
+  // for parts are held until progress() finds their parts ready.
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    Slot& slot = *slots_[i];
+    slot.done.store(false, std::memory_order_relaxed);
+    if (!slot.transfer.parts.empty() && !readiness_.all_ready(slot.transfer.parts, epoch)) {
+      slot.held.store(true, std::memory_order_relaxed);
+      ++held_;
+      continue;
+    }
+    start_slot(i);
+  }
+}
+
+void PlanOperation::start_slot(std::size_t index) {
+  Slot& slot = *slots_[index];
+  int code = MPI_SUCCESS;
+  if (slot.collective && !slot.persistent) {
+    code = start_nonblocking_collective(*slot.collective, slot.collective_comm, &requests_[index]);
+  } else {
+    if (slot.transfer.pack) slot.transfer.pack(slot.staging.data());
+    code = MPI_Start(&requests_[index]);
+  }
+  if (code != MPI_SUCCESS)
+    throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
+                    "starting " + describe_slot(slot) + " failed: " + mpi_error_string(code));
+  ++pending_;
+}
+
+void PlanOperation::start_ready_sends() {
+  for (std::size_t i = 0; i < slots_.size() && held_ > 0; ++i) {
+    Slot& slot = *slots_[i];
+    if (!slot.held.load(std::memory_order_relaxed) || !readiness_.all_ready(slot.transfer.parts, epoch_)) continue;
+    slot.held.store(false, std::memory_order_relaxed);
+    --held_;
+    start_slot(i);
+  }
+}
+
+void PlanOperation::mark_ready(int part, std::uint64_t epoch) { readiness_.mark(name(), part, epoch); }
+
+bool PlanOperation::progress() {
+  if (held_ > 0) start_ready_sends();
+  if (pending_ > 0 && collective_count_ > 0) {
+    test_one_by_one();
+    if (pending_ > 0) return false;
+  } else if (pending_ > 0) {
+    int completed = 0;
+    const int code = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &completed,
+                                  indices_.data(), statuses_.data());
+    if (code != MPI_SUCCESS) {
+      for (int j = 0; code == MPI_ERR_IN_STATUS && j < completed; ++j) {
+        const int error = statuses_[static_cast<std::size_t>(j)].MPI_ERROR;
+        if (error != MPI_SUCCESS) {
+          const Slot& slot = *slots_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(j)])];
+          throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
+                          describe_slot(slot) + " failed: " + mpi_error_string(error));
+        }
+      }
+      throw CommError(label(), -1, epoch_, "MPI_Testsome failed: " + mpi_error_string(code));
+    }
+    if (completed == MPI_UNDEFINED) {
+      pending_ = 0;
+    } else {
+      for (int j = 0; j < completed; ++j)
+        slots_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(j)])]->done.store(true, std::memory_order_relaxed);
+      pending_ -= completed;
+    }
+    if (pending_ > 0) return false;
+  }
+  if (held_ > 0) return false;
+  for (auto& slot : slots_)
+    if (slot->transfer.unpack) slot->transfer.unpack(slot->staging.data());
+  return true;
+}
+
+void PlanOperation::test_one_by_one() {
+  // MPICH 4.0.2's MPI_Testsome reports a completed (inactive) persistent collective as completing again and
+  // never reports others, so plans with collective elements test each outstanding request on its own.
+  for (std::size_t i = 0; i < slots_.size() && pending_ > 0; ++i) {
+    Slot& slot = *slots_[i];
+    if (slot.done.load(std::memory_order_relaxed) || slot.held.load(std::memory_order_relaxed)) continue;
+    int flag = 0;
+    MPI_Status status;
+    const int code = MPI_Test(&requests_[i], &flag, &status);
+    if (code != MPI_SUCCESS)
+      throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
+                      describe_slot(slot) + " failed: " + mpi_error_string(code));
+    if (!flag) continue;
+    slot.done.store(true, std::memory_order_relaxed);
+    --pending_;
+  }
+}
+
+void PlanOperation::cancel() noexcept {
+  // Collectives cannot be cancelled (MPI forbids it); held transfers were never started.
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& slot = *slots_[i];
+    if (!slot.done.load(std::memory_order_relaxed) && !slot.collective && !slot.held.load(std::memory_order_relaxed) &&
+        requests_[i] != MPI_REQUEST_NULL)
+      MPI_Cancel(&requests_[i]);
+  }
+}
+
+bool PlanOperation::cancellable() const noexcept {
+  for (const auto& slot : slots_)
+    if (slot->collective && !slot->done.load(std::memory_order_relaxed)) return false;
+  return true;
+}
+
+std::string PlanOperation::describe_outstanding() const {
+  std::string text;
+  int listed = 0;
+  for (const auto& slot : slots_) {
+    if (slot->done.load(std::memory_order_relaxed)) continue;
+    if (++listed > 16) {
+      text += "; ...";
+      break;
+    }
+    text += (text.empty() ? "" : "; ") + describe_slot(*slot);
+  }
+  return text;
+}
+
+std::string PlanOperation::describe_slot(const Slot& slot) const {
+  if (slot.collective) return describe(*slot.collective, slot.collective_size, slot.bytes);
+  std::string text = describe(slot.transfer, slot.bytes);
+  if (slot.held.load(std::memory_order_relaxed))
+    text += " waiting for parts " + readiness_.missing(slot.transfer.parts, started_epoch());
+  return text;
+}
+
+int PlanOperation::outstanding_peer() const noexcept {
+  // Receives first: a missing receive is what a waiter is usually stuck on.
+  for (const auto direction : {Transfer::Direction::recv, Transfer::Direction::send})
+    for (const auto& slot : slots_)
+      if (!slot->collective && slot->transfer.direction == direction && !slot->done.load(std::memory_order_relaxed))
+        return slot->transfer.peer;
+  return -1;
+}
+
+}  // namespace proxy

@@ -1,0 +1,124 @@
+// PlanSpec: building a plan's list of transfers and collective elements, and validate_plan, which checks a
+// spec against the communicator before it is committed (plan_operation.hpp).
+#include <string>
+
+#include "plan_operation.hpp"
+#include "proxy/error.hpp"
+#include "proxy/plan.hpp"
+
+namespace proxy {
+
+namespace {
+Transfer region(Transfer::Direction direction, int peer, int tag, void* buffer, int count, MPI_Datatype type) {
+  Transfer t;
+  t.direction = direction;
+  t.peer = peer;
+  t.tag = tag;
+  t.buffer = buffer;
+  t.count = count;
+  t.type = type;
+  return t;
+}
+
+}  // namespace
+
+PlanSpec& PlanSpec::send(int peer, int tag, const void* buffer, int count, MPI_Datatype type) {
+  // MPI_Send_init takes a const buffer; the cast only lets one Transfer type hold both directions.
+  transfers_.push_back(region(Transfer::Direction::send, peer, tag, const_cast<void*>(buffer), count, type));
+  return *this;
+}
+
+PlanSpec& PlanSpec::recv(int peer, int tag, void* buffer, int count, MPI_Datatype type) {
+  transfers_.push_back(region(Transfer::Direction::recv, peer, tag, buffer, count, type));
+  return *this;
+}
+
+PlanSpec& PlanSpec::send_packed(int peer, int tag, std::size_t bytes, std::function<void(std::byte*)> pack) {
+  Transfer t = region(Transfer::Direction::send, peer, tag, nullptr, static_cast<int>(bytes), MPI_BYTE);
+  if (bytes > static_cast<std::size_t>(INT32_MAX)) t.count = -1;  // refused at commit with the size
+  t.pack = std::move(pack);
+  transfers_.push_back(std::move(t));
+  return *this;
+}
+
+PlanSpec& PlanSpec::recv_packed(int peer, int tag, std::size_t bytes,
+                                std::function<void(const std::byte*)> unpack) {
+  Transfer t = region(Transfer::Direction::recv, peer, tag, nullptr, static_cast<int>(bytes), MPI_BYTE);
+  if (bytes > static_cast<std::size_t>(INT32_MAX)) t.count = -1;
+  t.unpack = std::move(unpack);
+  transfers_.push_back(std::move(t));
+  return *this;
+}
+
+PlanSpec& PlanSpec::broadcast(MPI_Comm comm, int root, void* buffer, int count, MPI_Datatype type) {
+  CollectiveElement e;
+  e.kind = CollectiveElement::Kind::broadcast;
+  e.comm = comm;
+  e.root = root;
+  e.buffer = buffer;
+  e.count = count;
+  e.type = type;
+  collectives_.push_back(e);
+  return *this;
+}
+
+PlanSpec& PlanSpec::reduce(MPI_Comm comm, int root, const void* send, void* result, int count, MPI_Datatype type,
+                           MPI_Op op) {
+  broadcast(comm, root, result, count, type);
+  collectives_.back().kind = CollectiveElement::Kind::reduce;
+  collectives_.back().send = send;
+  collectives_.back().op = op;
+  return *this;
+}
+
+PlanSpec& PlanSpec::allreduce(MPI_Comm comm, const void* send, void* result, int count, MPI_Datatype type, MPI_Op op) {
+  reduce(comm, 0, send, result, count, type, op);
+  collectives_.back().kind = CollectiveElement::Kind::allreduce;
+  return *this;
+}
+
+PlanSpec& PlanSpec::parts(int count) {
+  if (count < 0) throw Error("plan '" + name_ + "': parts(" + std::to_string(count) + "): the count must be >= 0");
+  part_count_ = count;
+  return *this;
+}
+
+PlanSpec& PlanSpec::send_when_ready(std::vector<int> parts, int peer, int tag, const void* buffer, int count,
+                                    MPI_Datatype type) {
+  send(peer, tag, buffer, count, type);
+  transfers_.back().parts = std::move(parts);
+  return *this;
+}
+
+PlanSpec& PlanSpec::recv_when_ready(std::vector<int> parts, int peer, int tag, void* buffer, int count,
+                                    MPI_Datatype type) {
+  recv(peer, tag, buffer, count, type);
+  transfers_.back().parts = std::move(parts);
+  return *this;
+}
+
+void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound) {
+  const std::string where = "plan '" + spec.name() + "': transfer ";
+  for (std::size_t i = 0; i < spec.transfers().size(); ++i) {
+    const Transfer& t = spec.transfers()[i];
+    const std::string item = where + std::to_string(i) + " ";
+    if (t.peer != MPI_PROC_NULL && (t.peer < 0 || t.peer >= comm_size))
+      throw Error(item + "names rank " + std::to_string(t.peer) + ", outside the communicator (size " +
+                  std::to_string(comm_size) + ")");
+    if (t.tag < 0 || t.tag > tag_upper_bound)
+      throw Error(item + "has tag " + std::to_string(t.tag) + ", outside [0, " + std::to_string(tag_upper_bound) + "]");
+    if (t.count < 0) throw Error(item + "has a negative or oversized count " + std::to_string(t.count));
+    const bool packed = t.pack || t.unpack;
+    if (!packed && t.count > 0 && t.buffer == nullptr) throw Error(item + "has a null buffer for count " + std::to_string(t.count));
+    if (!packed && t.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");
+    for (std::size_t j = 0; j < t.parts.size(); ++j) {
+      if (t.parts[j] < 0 || t.parts[j] >= spec.part_count())
+        throw Error(item + "waits for part " + std::to_string(t.parts[j]) + ", outside [0, " +
+                    std::to_string(spec.part_count()) + ")");
+      for (std::size_t k = 0; k < j; ++k)
+        if (t.parts[k] == t.parts[j]) throw Error(item + "lists part " + std::to_string(t.parts[j]) + " twice");
+    }
+  }
+}
+
+}  // namespace proxy
