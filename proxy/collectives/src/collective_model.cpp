@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "proxy/error.hpp"
+#include "proxy/detail/enum_names.hpp"
 
 namespace proxy {
 
@@ -77,34 +78,27 @@ constexpr Field kFields[] = {{"a_alpha", &ModelParameters::a_alpha}, {"b_alpha",
 
 }  // namespace
 
+namespace {
+constexpr detail::EnumNames<AllreduceAlgorithm, 6> kAllreduceAlgorithms{
+    {{AllreduceAlgorithm::automatic, "auto"},
+     {AllreduceAlgorithm::tree_one_stage, "tree-one-stage"},
+     {AllreduceAlgorithm::tree_two_stage, "tree-two-stage"},
+     {AllreduceAlgorithm::dissemination, "dissemination"},
+     {AllreduceAlgorithm::tiled_one_stage, "tiled-one-stage"},
+     {AllreduceAlgorithm::tiled_two_stage, "tiled-two-stage"}}};
+constexpr detail::EnumNames<ReduceAlgorithm, 3> kReduceAlgorithms{
+    {{ReduceAlgorithm::automatic, "auto"}, {ReduceAlgorithm::tree, "tree"}, {ReduceAlgorithm::tiled, "tiled"}}};
+constexpr detail::EnumNames<BroadcastAlgorithm, 3> kBroadcastAlgorithms{{{BroadcastAlgorithm::automatic, "auto"},
+                                                                         {BroadcastAlgorithm::one_stage, "one-stage"},
+                                                                         {BroadcastAlgorithm::two_stage, "two-stage"}}};
+}  // namespace
+
 std::string_view to_string(AllreduceAlgorithm algorithm) noexcept {
-  switch (algorithm) {
-    case AllreduceAlgorithm::automatic: return "auto";
-    case AllreduceAlgorithm::tree_one_stage: return "tree-one-stage";
-    case AllreduceAlgorithm::tree_two_stage: return "tree-two-stage";
-    case AllreduceAlgorithm::dissemination: return "dissemination";
-    case AllreduceAlgorithm::tiled_one_stage: return "tiled-one-stage";
-    case AllreduceAlgorithm::tiled_two_stage: return "tiled-two-stage";
-  }
-  return "?";
+  return detail::name_of(kAllreduceAlgorithms, algorithm);
 }
-
-std::string_view to_string(ReduceAlgorithm algorithm) noexcept {
-  switch (algorithm) {
-    case ReduceAlgorithm::automatic: return "auto";
-    case ReduceAlgorithm::tree: return "tree";
-    case ReduceAlgorithm::tiled: return "tiled";
-  }
-  return "?";
-}
-
+std::string_view to_string(ReduceAlgorithm algorithm) noexcept { return detail::name_of(kReduceAlgorithms, algorithm); }
 std::string_view to_string(BroadcastAlgorithm algorithm) noexcept {
-  switch (algorithm) {
-    case BroadcastAlgorithm::automatic: return "auto";
-    case BroadcastAlgorithm::one_stage: return "one-stage";
-    case BroadcastAlgorithm::two_stage: return "two-stage";
-  }
-  return "?";
+  return detail::name_of(kBroadcastAlgorithms, algorithm);
 }
 
 const std::vector<AllreduceAlgorithm>& allreduce_algorithms() noexcept {
@@ -115,18 +109,15 @@ const std::vector<AllreduceAlgorithm>& allreduce_algorithms() noexcept {
 }
 
 AllreduceAlgorithm parse_allreduce_algorithm(std::string_view text) {
-  if (text == "auto") return AllreduceAlgorithm::automatic;
-  for (auto a : allreduce_algorithms())
-    if (text == to_string(a)) return a;
-  throw Error("unknown allreduce algorithm '" + std::string(text) +
-              "' (expected auto, tree-one-stage, tree-two-stage, dissemination, tiled-one-stage or "
-              "tiled-two-stage)");
+  if (const auto algorithm = detail::value_named(kAllreduceAlgorithms, text)) return *algorithm;
+  throw Error("unknown allreduce algorithm '" + std::string(text) + "' (expected " +
+              detail::expected_names(kAllreduceAlgorithms) + ")");
 }
 
 BroadcastAlgorithm parse_broadcast_algorithm(std::string_view text) {
-  for (auto a : {BroadcastAlgorithm::automatic, BroadcastAlgorithm::one_stage, BroadcastAlgorithm::two_stage})
-    if (text == to_string(a)) return a;
-  throw Error("unknown broadcast algorithm '" + std::string(text) + "' (expected auto, one-stage or two-stage)");
+  if (const auto algorithm = detail::value_named(kBroadcastAlgorithms, text)) return *algorithm;
+  throw Error("unknown broadcast algorithm '" + std::string(text) + "' (expected " +
+              detail::expected_names(kBroadcastAlgorithms) + ")");
 }
 
 double CollectiveModel::predict(AllreduceAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept {

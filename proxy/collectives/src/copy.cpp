@@ -1,6 +1,7 @@
 // Copy routines: memcpy or non-temporal stores with run-time ISA dispatch (seed 002). The vector bodies
 // carry __attribute__((target)) so that the library itself needs no -mavx flags.
 #include "proxy/copy.hpp"
+#include "proxy/detail/enum_names.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -62,12 +63,9 @@ const Dispatch& dispatch() noexcept {
 }  // namespace
 
 std::string_view to_string(CopyKind kind) noexcept {
-  switch (kind) {
-    case CopyKind::automatic: return "automatic";
-    case CopyKind::memcpy: return "memcpy";
-    case CopyKind::streaming: return "streaming";
-  }
-  return "?";
+  static constexpr detail::EnumNames<CopyKind, 3> kKinds{
+      {{CopyKind::automatic, "automatic"}, {CopyKind::memcpy, "memcpy"}, {CopyKind::streaming, "streaming"}}};
+  return detail::name_of(kKinds, kind);
 }
 
 std::string_view streaming_isa() noexcept { return dispatch().isa; }

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "proxy/error.hpp"
+#include "proxy/detail/enum_names.hpp"
 
 namespace proxy {
 
@@ -15,37 +16,31 @@ std::size_t size_of(DataType type) noexcept {
   return (type == DataType::float32 || type == DataType::int32) ? 4 : 8;
 }
 
-std::string_view to_string(DataType type) noexcept {
-  switch (type) {
-    case DataType::float32: return "float";
-    case DataType::float64: return "double";
-    case DataType::int32: return "int32";
-    case DataType::int64: return "int64";
-  }
-  return "?";
-}
+namespace {
+constexpr detail::EnumNames<DataType, 4> kDataTypes{{{DataType::float32, "float"},
+                                                    {DataType::float64, "double"},
+                                                    {DataType::int32, "int32"},
+                                                    {DataType::int64, "int64"}}};
+constexpr detail::EnumNames<ReduceOp, 5> kReduceOps{{{ReduceOp::sum, "sum"},
+                                                    {ReduceOp::prod, "prod"},
+                                                    {ReduceOp::min, "min"},
+                                                    {ReduceOp::max, "max"},
+                                                    {ReduceOp::user, "user"}}};
+constexpr std::size_t kBuiltinReduceOps = 4;  // `user` has a name but is not parsed: it needs a function
+}  // namespace
 
-std::string_view to_string(ReduceOp op) noexcept {
-  switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::prod: return "prod";
-    case ReduceOp::min: return "min";
-    case ReduceOp::max: return "max";
-    case ReduceOp::user: return "user";
-  }
-  return "?";
-}
+std::string_view to_string(DataType type) noexcept { return detail::name_of(kDataTypes, type); }
+std::string_view to_string(ReduceOp op) noexcept { return detail::name_of(kReduceOps, op); }
 
 DataType parse_data_type(std::string_view text) {
-  for (auto t : {DataType::float32, DataType::float64, DataType::int32, DataType::int64})
-    if (text == to_string(t)) return t;
-  throw Error("unknown data type '" + std::string(text) + "' (expected float, double, int32 or int64)");
+  if (const auto type = detail::value_named(kDataTypes, text)) return *type;
+  throw Error("unknown data type '" + std::string(text) + "' (expected " + detail::expected_names(kDataTypes) + ")");
 }
 
 ReduceOp parse_reduce_op(std::string_view text) {
-  for (auto op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::min, ReduceOp::max})
-    if (text == to_string(op)) return op;
-  throw Error("unknown reduction operation '" + std::string(text) + "' (expected sum, prod, min or max)");
+  if (const auto op = detail::value_named(kReduceOps, text, kBuiltinReduceOps)) return *op;
+  throw Error("unknown reduction operation '" + std::string(text) + "' (expected " +
+              detail::expected_names(kReduceOps, kBuiltinReduceOps) + ")");
 }
 
 namespace {

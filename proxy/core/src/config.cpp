@@ -9,23 +9,24 @@
 #include <unistd.h>
 
 #include "proxy/error.hpp"
+#include "proxy/detail/enum_names.hpp"
 
 namespace proxy {
 
-std::string_view to_string(WaitPolicy policy) noexcept {
-  switch (policy) {
-    case WaitPolicy::spin: return "spin";
-    case WaitPolicy::spin_then_yield: return "spin-then-yield";
-    case WaitPolicy::block: return "block";
-  }
-  return "?";
-}
+namespace {
+constexpr detail::EnumNames<WaitPolicy, 4> kWaitPolicies{{{WaitPolicy::spin, "spin"},
+                                                          {WaitPolicy::spin_then_yield, "spin-then-yield"},
+                                                          {WaitPolicy::block, "block"},
+                                                          {WaitPolicy::spin_then_yield, "spin_then_yield"}}};
+constexpr std::size_t kDocumentedWaitPolicies = 3;  // the last is an old spelling, accepted and not offered
+}  // namespace
+
+std::string_view to_string(WaitPolicy policy) noexcept { return detail::name_of(kWaitPolicies, policy); }
 
 WaitPolicy parse_wait_policy(std::string_view text) {
-  if (text == "spin") return WaitPolicy::spin;
-  if (text == "spin-then-yield" || text == "spin_then_yield") return WaitPolicy::spin_then_yield;
-  if (text == "block") return WaitPolicy::block;
-  throw Error("unknown wait policy '" + std::string(text) + "' (expected spin, spin-then-yield or block)");
+  if (const auto policy = detail::value_named(kWaitPolicies, text)) return *policy;
+  throw Error("unknown wait policy '" + std::string(text) + "' (expected " +
+              detail::expected_names(kWaitPolicies, kDocumentedWaitPolicies) + ")");
 }
 
 namespace {

@@ -4,23 +4,22 @@
 #include <string>
 
 #include "proxy/error.hpp"
+#include "proxy/detail/enum_names.hpp"
 
 namespace proxy {
 
-std::string_view to_string(ProgressStrategy strategy) noexcept {
-  switch (strategy) {
-    case ProgressStrategy::automatic: return "auto";
-    case ProgressStrategy::dedicated: return "dedicated";
-    case ProgressStrategy::cooperative: return "cooperative";
-  }
-  return "?";
-}
+namespace {
+constexpr detail::EnumNames<ProgressStrategy, 3> kStrategies{{{ProgressStrategy::automatic, "auto"},
+                                                             {ProgressStrategy::dedicated, "dedicated"},
+                                                             {ProgressStrategy::cooperative, "cooperative"}}};
+}  // namespace
+
+std::string_view to_string(ProgressStrategy strategy) noexcept { return detail::name_of(kStrategies, strategy); }
 
 ProgressStrategy parse_progress_strategy(std::string_view text) {
-  if (text == "auto") return ProgressStrategy::automatic;
-  if (text == "dedicated") return ProgressStrategy::dedicated;
-  if (text == "cooperative") return ProgressStrategy::cooperative;
-  throw Error("unknown progress strategy '" + std::string(text) + "' (expected auto, dedicated or cooperative)");
+  if (const auto strategy = detail::value_named(kStrategies, text)) return *strategy;
+  throw Error("unknown progress strategy '" + std::string(text) + "' (expected " + detail::expected_names(kStrategies) +
+              ")");
 }
 
 ProgressStrategy choose_progress(ProgressStrategy requested, const Placement& placement) noexcept {

@@ -2,22 +2,21 @@
 
 #include <string>
 
+#include "proxy/detail/enum_names.hpp"
+
 namespace proxy::harness {
 
-std::string_view to_string(Mode mode) noexcept {
-  switch (mode) {
-    case Mode::sync: return "sync";
-    case Mode::async: return "async";
-    case Mode::mt: return "mt";
-    case Mode::proxy: return "proxy";
-  }
-  return "?";
-}
+namespace {
+constexpr proxy::detail::EnumNames<Mode, 4> kModes{
+    {{Mode::sync, "sync"}, {Mode::async, "async"}, {Mode::mt, "mt"}, {Mode::proxy, "proxy"}}};
+}  // namespace
+
+std::string_view to_string(Mode mode) noexcept { return proxy::detail::name_of(kModes, mode); }
 
 Mode parse_mode(std::string_view text) {
-  for (Mode mode : {Mode::sync, Mode::async, Mode::mt, Mode::proxy})
-    if (text == to_string(mode)) return mode;
-  throw InvalidSettings("--mode: unknown value '" + std::string(text) + "' (expected sync, async, mt or proxy)");
+  if (const auto mode = proxy::detail::value_named(kModes, text)) return *mode;
+  throw InvalidSettings("--mode: unknown value '" + std::string(text) + "' (expected " +
+                        proxy::detail::expected_names(kModes) + ")");
 }
 
 void check_threads(Mode mode, long long threads) {
