@@ -228,15 +228,10 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     }
     if (verbose && !report.proxy_statistics.empty()) std::cout << report.proxy_statistics << "\n";
     std::cout << std::flush;
-
-    if (options.has("output")) {
-      try {
-        make_record(options, settings, report, ideal, node_width, provenance).append_to(options.value("output"));
-      } catch (const std::exception& error) {
-        std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
-        return apps::kExitRunFailure;  // rank 0 only; the run itself succeeded and every rank still finalises
-      }
-    }
+    return apps::finish_run(
+        kProgram, options.has("output") ? options.value("output") : std::string(),
+        [&] { return make_record(options, settings, report, ideal, node_width, provenance); },
+        settings.verify && !report.verified);
   }
   return settings.verify && !report.verified ? apps::kExitVerificationFailed : apps::kExitSuccess;
 }

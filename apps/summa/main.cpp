@@ -194,15 +194,11 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     if (verbose && !result.proxy_statistics.empty())
       std::printf("%s\n", result.proxy_statistics.c_str());
     std::fflush(stdout);
-    if (!output.empty()) {
-      provenance.placement = result.placement;
-      try {
-        make_record(problem, result, env.size(), gflops, ideal).set_provenance(provenance).append_to(output);
-      } catch (const std::exception& error) {
-        std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
-        return apps::kExitRunFailure;  // rank 0 only; the run itself succeeded and every rank still finalises
-      }
-    }
+    provenance.placement = result.placement;
+    return apps::finish_run(
+        kProgram, output,
+        [&] { return make_record(problem, result, env.size(), gflops, ideal).set_provenance(provenance); },
+        result.verify_ran && !result.verified);
   }
   return result.verify_ran && !result.verified ? apps::kExitVerificationFailed : apps::kExitSuccess;
 }

@@ -39,6 +39,22 @@ inline auto abort_on_comm_failure(std::string_view program, int rank) {
   };
 }
 
+// How a driver's run ends on rank 0, after its table: the record appended to `output` (empty: none was
+// asked; record() builds it), then the exit status: a record that cannot be written is a run failure (one
+// line; the run itself succeeded and every rank still finalises), a failed --verify exits 3.
+template <class MakeRecord>
+int finish_run(std::string_view program, const std::string& output, MakeRecord&& record, bool verify_failed) {
+  if (!output.empty()) {
+    try {
+      record().append_to(output);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "%.*s: error: %s\n", static_cast<int>(program.size()), program.data(), error.what());
+      return kExitRunFailure;
+    }
+  }
+  return verify_failed ? kExitVerificationFailed : kExitSuccess;
+}
+
 // body(proxy::Environment&) returns main's exit status.
 template <class Body>
 int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
