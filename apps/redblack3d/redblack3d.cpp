@@ -114,10 +114,7 @@ apps::RunRecord make_record(const apps::Options& options, const redblack3d::RunS
   const std::string mode(proxy::harness::to_string(settings.mode));
   const proxy::harness::Timings& t = report.timings;
   const apps::TimingRow row = apps::TimingRow::from(mode, t, settings.iterations, ideal);
-  const std::string proxy_placement =
-      settings.mode != redblack3d::Mode::proxy || report.progress == "cooperative"  // cooperative: no proxy core
-          ? "none"
-          : (report.shared_proxy ? "shared" : "dedicated");
+  const std::string proxy_placement = !report.proxy_core ? "none" : report.shared_proxy ? "shared" : "dedicated";
   apps::RunRecord record;
   const auto& g = settings.global;
   record.set("mode", mode)

@@ -89,6 +89,7 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   report.oversubscribed = session.any_oversubscribed();
   report.placement = session.rank0_placement();
   report.progress = std::string(session.progress());
+  report.proxy_core = session.proxy_keeps_a_core();
   if (settings.on_placement) settings.on_placement(session);
   if (settings.on_comm_failure) session.on_comm_failure(settings.on_comm_failure);
   if (proxy::ProxyThread* proxy = session.proxy())

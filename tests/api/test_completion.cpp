@@ -89,7 +89,8 @@ class Held final : public proxy::Operation {
 // A callback that waits for the proxy would wait for itself (the proxy runs it): the wait fails at once
 // naming the ticket, instead of spinning to the wait timeout (120 s here), under both strategies.
 TEST(Completion, AWaitInsideACallbackFailsAtOnce) {
-  for (const auto strategy : {proxy::ProgressStrategy::dedicated, proxy::ProgressStrategy::cooperative}) {
+  for (const auto strategy : {proxy::ProgressStrategy::dedicated, proxy::ProgressStrategy::cooperative,
+                               proxy::ProgressStrategy::polling}) {
     SCOPED_TRACE(std::string(proxy::to_string(strategy)));
     Ring ring;
     proxy::Config config = proxy::Config::from_env();
@@ -171,7 +172,8 @@ TEST(Completion, ACallbackWhoseEpochNeverCompletesRunsAndFailsAtTheWaitTimeout) 
 // Under both strategies: cooperative progress has no compute thread stepping here (they sleep in libgomp),
 // so its proxy thread polls while a callback is active instead of backing up once a millisecond.
 TEST(Completion, DetachedTasksAreFulfilledWhenTheirCommunicationCompletes) {
-  for (const auto strategy : {proxy::ProgressStrategy::dedicated, proxy::ProgressStrategy::cooperative}) {
+  for (const auto strategy : {proxy::ProgressStrategy::dedicated, proxy::ProgressStrategy::cooperative,
+                               proxy::ProgressStrategy::polling}) {
     SCOPED_TRACE(std::string(proxy::to_string(strategy)));
     Ring ring;
     proxy::Config config = proxy::Config::from_env();

@@ -1,6 +1,7 @@
 // The cooperative progress strategy on real ranks (run on 2, 3 and 4): exchanger threads that start and
 // wait (or poll) their own plans, compute threads that call progress points, and the sleeping proxy all
-// race for the progress token; every exchange must arrive intact. Built into the ThreadSanitizer preset.
+// race for the progress token; every exchange must arrive intact. The polling strategy, whose proxy thread
+// sleeps between phases, under the same load. Built into the ThreadSanitizer preset.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -120,19 +121,35 @@ TEST(CooperativeProgress, DedicatedProgressPointsAreHarmless) {
   EXPECT_EQ(sum_over_ranks(proxy, run_exchanges(proxy, 1)), 0);
 }
 
+// Polling: the proxy thread sleeps whenever nothing is queued or in flight and spins while work is; the
+// exchanges arrive, also the first after a quiet spell (the wake-up path), and progress points never have
+// anything to do (the proxy thread progresses alone).
+TEST(PollingProgress, SleepsBetweenPhasesAndDeliversEveryExchange) {
+  proxy::ProxyThread proxy(MPI_COMM_WORLD, config_with(proxy::ProgressStrategy::polling));
+  ASSERT_EQ(proxy.progress_strategy(), proxy::ProgressStrategy::polling);
+  EXPECT_EQ(run_exchanges(proxy, 1), 0);
+  EXPECT_FALSE(proxy.needs_progress());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // long enough for the proxy to fall asleep
+  EXPECT_EQ(sum_over_ranks(proxy, run_exchanges(proxy, 0)), 0);
+}
+
 TEST(CooperativeProgress, ShutdownDrainsWorkNobodyWaitedFor) {
-  // Started and never waited on: the destructor's stop makes the sleeping proxy finish it.
-  std::vector<int> send(kCount, world_rank()), recv(kCount, -1);
-  {
-    proxy::ProxyThread proxy(MPI_COMM_WORLD, config_with(proxy::ProgressStrategy::cooperative));
-    const int right = (world_rank() + 1) % world_size();
-    const int left = (world_rank() + world_size() - 1) % world_size();
-    proxy::PlanSpec spec("unwaited");
-    spec.send(right, 7, send.data(), kCount, MPI_INT).recv(left, 7, recv.data(), kCount, MPI_INT);
-    proxy::Plan plan = proxy.commit(spec);
-    proxy.start(plan);
+  // Started and never waited on: the destructor's stop makes the sleeping proxy finish it, under both
+  // strategies whose proxy thread sleeps.
+  for (const auto strategy : {proxy::ProgressStrategy::cooperative, proxy::ProgressStrategy::polling}) {
+    SCOPED_TRACE(std::string(proxy::to_string(strategy)));
+    std::vector<int> send(kCount, world_rank()), recv(kCount, -1);
+    {
+      proxy::ProxyThread proxy(MPI_COMM_WORLD, config_with(strategy));
+      const int right = (world_rank() + 1) % world_size();
+      const int left = (world_rank() + world_size() - 1) % world_size();
+      proxy::PlanSpec spec("unwaited");
+      spec.send(right, 7, send.data(), kCount, MPI_INT).recv(left, 7, recv.data(), kCount, MPI_INT);
+      proxy::Plan plan = proxy.commit(spec);
+      proxy.start(plan);
+    }
+    EXPECT_EQ(recv[0], (world_rank() + world_size() - 1) % world_size());
   }
-  EXPECT_EQ(recv[0], (world_rank() + world_size() - 1) % world_size());
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ proxy::Placement unbound(int cores, int ranks, int rank, int threads) {
 }
 
 TEST(ProgressStrategy, ParsesAndPrintsEachStrategy) {
-  for (auto s : {ProgressStrategy::automatic, ProgressStrategy::dedicated, ProgressStrategy::cooperative})
+  for (auto s : {ProgressStrategy::automatic, ProgressStrategy::dedicated, ProgressStrategy::cooperative,
+                 ProgressStrategy::polling})
     EXPECT_EQ(proxy::parse_progress_strategy(proxy::to_string(s)), s);
   EXPECT_EQ(proxy::to_string(ProgressStrategy::automatic), "auto");
 }
@@ -52,7 +53,7 @@ TEST(ProgressStrategy, BadValueIsRefusedByName) {
   } catch (const proxy::Error& e) {
     message = e.what();
   }
-  EXPECT_EQ(message, "PROXY_PROGRESS: unknown progress strategy 'eager' (expected auto, dedicated or cooperative)");
+  EXPECT_EQ(message, "PROXY_PROGRESS: unknown progress strategy 'eager' (expected auto, dedicated, cooperative or polling)");
 }
 
 TEST(ProgressStrategy, AutoIsDedicatedOnlyWithACoreNobodyElseUses) {

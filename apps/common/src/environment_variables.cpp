@@ -16,7 +16,7 @@ constexpr std::array<EnvironmentVariable, 10> kVariables{{
     {"PROXY_SPIN_COUNT", "2000", "pause iterations before yielding/sleeping"},
     {"PROXY_CORE", "placement", "logical core (hwloc) of the proxy thread"},
     {"PROXY_BIND", "1", "0 disables thread binding (proxy and compute threads)"},
-    {"PROXY_PROGRESS", "auto", "auto, dedicated or cooperative: who drives MPI progress"},
+    {"PROXY_PROGRESS", "auto", "auto, dedicated, cooperative or polling: who drives MPI progress"},
     {"PROXY_QUEUE_CAPACITY", "1024", "request-queue slots (a power of two)"},
     {"PROXY_NODE_SIZE", "shared-memory node", "treat every k consecutive ranks as one node"},
     {"PROXY_COLLECTIVE_MODEL", "built-in", "collective cost model file written by calibrate"},

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "progress_driver.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
 
@@ -31,18 +32,10 @@ class RunningTheLoop {
 
 bool ProgressLoop::running_on_this_thread() noexcept { return t_running_the_loop; }
 
-void ProgressLoop::run() {
+void ProgressLoop::run(ProgressDriver& driver) {
   const RunningTheLoop running;
   channel_.proxy_thread.store(std::this_thread::get_id(), std::memory_order_release);
-  if (channel_.cooperative) run_cooperative();
-  while (!channel_.cooperative) {  // dedicated: this thread alone progresses, waiting per the policy
-    now_ = -1.0;
-    const std::size_t drained = drain();
-    progress();
-    account_busy_time(drained > 0 || !active_.empty());
-    if (stopping_ && shut_down()) break;
-    idle(drained);
-  }
+  driver.run_proxy_thread();
   account_busy_time(false);
   // Free the persistent requests here: only this thread may call MPI until the join. Commands still queued
   // (a release racing the shutdown) are handled first, under the registry's lock.
@@ -59,51 +52,17 @@ void ProgressLoop::run() {
   channel_.completions.notify_all();  // the destructor waits for `finished` on this notifier
 }
 
-std::size_t ProgressLoop::step() {
+ProgressLoop::Pass ProgressLoop::pass() {
   const RunningTheLoop running;
   now_ = -1.0;
   const std::size_t active_before = active_.size();
-  const std::size_t drained = drain();
+  Pass done;
+  done.drained = drain();
   progress();
-  account_busy_time(drained > 0 || !active_.empty());
+  account_busy_time(done.drained > 0 || !active_.empty());
   // Every drained command either joined the active set or is done with; every entry that left is done.
-  const std::size_t retired = drained + active_before - active_.size();
-  if (retired > 0) channel_.pending.fetch_sub(static_cast<std::int64_t>(retired), std::memory_order_relaxed);
-  channel_.steps.store(channel_.steps.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  return drained;
-}
-
-void ProgressLoop::run_cooperative() {
-  // The backstop for work nobody progresses (a plan started and not waited on by code without progress
-  // points): a step when the other threads have taken none since the last look. A wake-up costs the
-  // compute threads a few microseconds of their core, hence the low rates. Unattended work (a completion
-  // callback: its waiters sleep elsewhere, in libgomp's barrier for a detached task) is the exception: no
-  // other thread will step for it, so while some is active this thread polls as a dedicated proxy does.
-  constexpr auto kBackstopInterval = std::chrono::milliseconds(1);  // while work is in flight
-  constexpr auto kIdleInterval = std::chrono::milliseconds(20);     // nothing in flight (a ring wakes earlier)
-  std::uint64_t steps_seen = channel_.steps.load(std::memory_order_relaxed);
-  bool rung = false;
-  for (;;) {
-    const bool stop = channel_.stop_requested.load(std::memory_order_acquire);
-    const bool nobody_progressed = channel_.steps.load(std::memory_order_relaxed) == steps_seen;
-    const bool polling = channel_.unattended.load(std::memory_order_relaxed) > 0;
-    if ((stop || rung || nobody_progressed) && channel_.token.try_acquire()) {
-      const bool drained = step() > 0;
-      if (stopping_ && shut_down()) return;  // keeps the token: run() frees the plans' requests next
-      channel_.token.release();
-      if (drained) idle_rounds_ = 0;
-    }
-    steps_seen = channel_.steps.load(std::memory_order_relaxed);
-    rung = false;
-    if (stop) {
-      std::this_thread::sleep_for(std::chrono::microseconds(50));  // draining: the waiters are gone
-    } else if (polling) {
-      pause_in_flight();
-    } else {
-      const bool in_flight = channel_.pending.load(std::memory_order_relaxed) > 0;
-      rung = channel_.doorbell.wait_for(in_flight ? kBackstopInterval : kIdleInterval);
-    }
-  }
+  done.retired = done.drained + active_before - active_.size();
+  return done;
 }
 
 std::size_t ProgressLoop::drain() {
@@ -148,10 +107,10 @@ void ProgressLoop::start(Command& command) {
   }
   channel_.starting.store(nullptr, std::memory_order_release);
   if (entry.plan != nullptr) entry.plan->set_in_flight(true);
-  // The first unattended operation wakes a cooperative proxy thread sleeping its backstop interval: from
-  // now on it polls (run_cooperative).
+  // The first unattended operation started by another thread (a cooperative step) wakes the proxy thread
+  // sleeping its backstop interval: from now on it polls (progress_cooperative.cpp).
   if (entry.operation->unattended() && channel_.unattended.fetch_add(1, std::memory_order_relaxed) == 0 &&
-      channel_.cooperative && std::this_thread::get_id() != channel_.proxy_thread.load(std::memory_order_relaxed))
+      std::this_thread::get_id() != channel_.proxy_thread.load(std::memory_order_relaxed))
     channel_.doorbell.ring();
   active_.push_back(std::move(entry));
 }
@@ -232,46 +191,6 @@ bool ProgressLoop::shut_down() {
   }
   active_.clear();
   return true;
-}
-
-void ProgressLoop::idle(std::size_t drained) {
-  if (drained > 0) {
-    idle_rounds_ = 0;
-    return;
-  }
-  if (active_.empty()) {
-    ++idle_rounds_;
-    channel_.wakeup.wait(
-        [&] { return channel_.queue.size_approx() > 0 || channel_.stop_requested.load(std::memory_order_acquire); },
-        config_.wait_policy, Notifier::Clock::now() + std::chrono::milliseconds(50), config_.spin_count);
-    return;
-  }
-  pause_in_flight();
-}
-
-void ProgressLoop::pause_in_flight() {
-  ++idle_rounds_;
-  if (channel_.cooperative) {
-    // This thread shares a core with compute threads, which may spin (OpenMP's active wait): it never
-    // spins, and after a few yields it sleeps whatever the policy, as a yield to a spinning thread can
-    // cost its whole time slice and a wake-up from a sleep preempts it.
-    constexpr std::uint64_t kYieldsBeforeSleep = 100;
-    if (idle_rounds_ > kYieldsBeforeSleep)
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-    else
-      std::this_thread::yield();
-    return;
-  }
-  // With work in flight MPI needs polling, so even `block` only yields, then sleeps briefly.
-  constexpr std::uint64_t kYieldsBeforeSleep = 2000;  // enough to cover a typical exchange
-  const auto spins = static_cast<std::uint64_t>(config_.spin_count);
-  if (config_.wait_policy == WaitPolicy::spin || idle_rounds_ < spins) {
-    cpu_relax();
-  } else if (config_.wait_policy == WaitPolicy::block && idle_rounds_ > spins + kYieldsBeforeSleep) {
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
-  } else {
-    std::this_thread::yield();
-  }
 }
 
 void ProgressLoop::account_busy_time(bool busy) {

@@ -1,7 +1,8 @@
 // Private to proxy::core: the proxy thread's side of a ProxyThread. ProxyChannel is what compute threads
-// and the proxy share (the command queue, the notifiers, counters); ProgressLoop is the loop the proxy
-// thread runs, one named step each: drain the queue, start what it asked for, progress the active set,
-// publish completions, idle per the wait policy, shut down.
+// and the proxy share (the command queue, the notifiers, counters); ProgressLoop is the loop, one named
+// step each: drain the queue, start what it asked for, progress the active set, publish completions, shut
+// down. Who runs its passes, and how the threads wait between them, is the progress strategy's
+// (progress_driver.hpp).
 //
 // Thread contract: ProxyChannel's queue takes pushes from any thread and pops from the proxy thread only;
 // its counters are written by the proxy and read by anyone. ProgressLoop and everything in it belong to
@@ -19,7 +20,6 @@
 #include "doorbell.hpp"
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
-#include "progress_token.hpp"
 #include "proxy/config.hpp"
 #include "proxy/detail/notifier.hpp"
 #include "proxy/detail/queue.hpp"
@@ -52,14 +52,10 @@ struct ProxyChannel {
   std::atomic<const Operation*> starting{nullptr};
   std::atomic<bool> finished{false};
 
-  // The cooperative strategy (proxy/progress.hpp). `cooperative` is set before the proxy thread starts and
-  // never changes; the rest is used only when it is true. Whoever holds `token` runs ProgressLoop::step().
-  bool cooperative = false;
-  ProgressToken token;
-  Doorbell doorbell;                        // wakes the sleeping proxy: stop, or a start that found the token taken
-  std::atomic<std::int64_t> pending{0};     // commands queued + operations active (producers add, steps retire)
-  std::atomic<std::uint64_t> steps{0};      // progress steps taken, by any thread
-  std::atomic<int> unattended{0};           // active operations no compute thread waits on (token holder writes)
+  // Wakes a proxy thread that sleeps its whole interval (the cooperative strategy's): the stop, a start
+  // that found the progress token taken, the first unattended operation started by another thread.
+  Doorbell doorbell;
+  std::atomic<int> unattended{0};  // active operations no compute thread waits on (the loop's runner writes)
 
   // Written by the proxy, read by ProxyThread::statistics().
   double started_at = now_seconds();
@@ -68,19 +64,31 @@ struct ProxyChannel {
   std::atomic<std::size_t> queue_high_water{0};
 };
 
+class ProgressDriver;
+
 class ProgressLoop {
  public:
   ProgressLoop(ProxyChannel& channel, PlanRegistry& plans, const Config& config)
       : channel_(channel), plans_(plans), config_(config) {}
 
-  // Proxy thread: runs until a stop command has been drained and the active set is empty (or the drain
-  // deadline passed), then frees every plan's requests.
-  // With channel.cooperative the proxy thread only sleeps and backs the other threads up (run_cooperative).
-  void run();
+  // Proxy thread: driver.run_proxy_thread() (the strategy's passes and waits, until the loop has shut
+  // down), then frees every plan's requests.
+  void run(ProgressDriver& driver);
 
-  // Cooperative strategy, the token holder only: one step of the loop (drain, start, progress, publish);
-  // returns the commands drained.
-  std::size_t step();
+  // What one pass did: commands drained, and entries retired (drained commands done with, plus epochs that
+  // left the active set: the cooperative strategy's count of work in flight falls by it).
+  struct Pass {
+    std::size_t drained = 0;
+    std::size_t retired = 0;
+  };
+  // One pass of the loop: drain, start, progress, publish. The caller is the loop's only runner for the
+  // duration (the proxy thread, or the holder of the cooperative strategy's progress token).
+  Pass pass();
+  // A stop command has been drained; then shut_down() says whether the loop is done (true once nothing is
+  // left, or after the drain deadline, having cancelled or reported what remained).
+  bool stopping() const noexcept { return stopping_; }
+  bool shut_down();
+  bool has_active() const noexcept { return !active_.empty(); }
 
   // Whether the calling thread is running the loop now: the proxy thread, or a thread inside step(). What
   // the loop runs (then() callbacks, closures, operations) must not wait for the proxy: it would wait for
@@ -101,10 +109,6 @@ class ProgressLoop {
   void progress();                        // advance the active set; completed entries leave it
   void publish(const ActiveOperation& entry);  // the epoch is complete: tell its waiters
   void fail(const ActiveOperation& entry, std::exception_ptr error);  // store the error, then publish
-  bool shut_down();                       // stopping: true when done (cancels what missed the deadline)
-  void idle(std::size_t drained);         // wait per the policy when there was nothing to do
-  void pause_in_flight();                 // between polls of work in flight: relax, yield, then sleep briefly
-  void run_cooperative();                 // the sleeping backstop; returns holding the token, stopped
   void account_busy_time(bool busy);
   // The time for this pass of the loop, read once (a clock read costs ~25 ns, several per hand-off):
   // start times, completion times and busy time within one pass share it.
@@ -117,7 +121,6 @@ class ProgressLoop {
   std::vector<ActiveOperation> active_;
   bool stopping_ = false;
   Notifier::Clock::time_point drain_deadline_;
-  std::uint64_t idle_rounds_ = 0;
   double busy_since_ = -1.0;
   double now_ = -1.0;  // now()'s reading for this pass; < 0: not read yet
 };

@@ -14,6 +14,7 @@
 #include "plan_collectives.hpp"
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
+#include "progress_driver.hpp"
 #include "progress_loop.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
@@ -41,7 +42,8 @@ struct ProxyThread::Impl {
   std::uint64_t id = 0;  // told apart from earlier ProxyThreads at the same address
   ProxyChannel channel;
   std::shared_ptr<PlanRegistry> plans;  // shared with the Plan handles, which may outlive the proxy
-  std::unique_ptr<ProgressLoop> loop;   // run by the proxy thread; cooperative: stepped by the token holder
+  std::unique_ptr<ProgressLoop> loop;   // its passes run as the driver says
+  std::unique_ptr<ProgressDriver> driver;  // the progress strategy (progress_driver.hpp)
   CommunicatorCache communicators;      // collective elements' duplicates: proxy thread, then the destructor
   std::thread thread;
 };
@@ -79,36 +81,33 @@ void ProxyThread::construct(MPI_Comm comm, int core) {
   impl_ = std::make_unique<Impl>(config_.queue_capacity);
   impl_->id = ++last_proxy_id;
   impl_->channel.rank = rank_;
-  ProxyChannel* channel = &impl_->channel;
-  progress_ = config_.progress == ProgressStrategy::cooperative ? ProgressStrategy::cooperative
-                                                                 : ProgressStrategy::dedicated;
-  channel->cooperative = progress_ == ProgressStrategy::cooperative;
-  pending_ = &channel->pending;
-  impl_->plans = std::make_shared<PlanRegistry>([channel](std::shared_ptr<PlanOperation> plan) {
-    // The last handle may go on the proxy thread itself (held by a closure): release directly, since
-    // waiting there for queue space would wait for itself.
-    if (std::this_thread::get_id() == channel->proxy_thread.load(std::memory_order_acquire) ||
-        ProgressToken::held_by_this_thread()) {
+  impl_->plans = std::make_shared<PlanRegistry>([this](std::shared_ptr<PlanOperation> plan) {
+    // The last handle may go inside the loop itself (held by a closure): release directly, since waiting
+    // there for queue space would wait for itself.
+    if (ProgressLoop::running_on_this_thread()) {
       plan->release_when_idle();
       return;
     }
+    ProxyChannel& channel = impl_->channel;
     Command command;
     command.kind = Command::Kind::release;
     command.plan = plan.get();
     command.operation = std::move(plan);
-    if (channel->cooperative) channel->pending.fetch_add(1, std::memory_order_relaxed);
-    while (!channel->queue.try_push(std::move(command))) std::this_thread::yield();  // the proxy drains
-    channel->wakeup.notify_all();
+    impl_->driver->command_queued();
+    while (!channel.queue.try_push(std::move(command))) std::this_thread::yield();  // the proxy drains
+    channel.wakeup.notify_all();
   });
+  impl_->loop = std::make_unique<ProgressLoop>(impl_->channel, *impl_->plans, config_);
+  impl_->driver = make_progress_driver(config_.progress, impl_->channel, *impl_->loop, config_);
+  progress_ = impl_->driver->strategy();
+  pending_ = &impl_->driver->demand();
 
-  // A cooperative proxy sleeps: bound, it would only take turns on a compute thread's core.
-  const int target_core = channel->cooperative ? -1 : core >= 0 ? core : config_.proxy_core;
+  const int target_core = !impl_->driver->binds_proxy_thread() ? -1 : core >= 0 ? core : config_.proxy_core;
   std::shared_ptr<Topology> topology;
   if (config_.bind && target_core >= 0) topology = std::make_shared<Topology>();
-  impl_->loop = std::make_unique<ProgressLoop>(impl_->channel, *impl_->plans, config_);
   impl_->thread = std::thread([this, topology, target_core] {
     if (topology && topology->bind_this_thread(target_core)) impl_->channel.bound_core.store(target_core);
-    impl_->loop->run();
+    impl_->loop->run(*impl_->driver);
   });
 }
 
@@ -129,11 +128,10 @@ ProxyThread::~ProxyThread() {
     ProxyChannel& channel = impl_->channel;
     Command stop;
     stop.kind = Command::Kind::stop;
-    if (channel.cooperative) channel.pending.fetch_add(1, std::memory_order_relaxed);
+    impl_->driver->command_queued();
     while (!channel.queue.try_push(std::move(stop))) std::this_thread::yield();  // the proxy always drains
     channel.stop_requested.store(true, std::memory_order_release);
-    channel.wakeup.notify_all();
-    if (channel.cooperative) channel.doorbell.ring();
+    impl_->driver->stop_queued();
     // The proxy drains for at most the wait timeout, then cancels or ends the job; as much again covers a
     // closure it is finishing. Longer means it is stuck inside a blocking MPI call: waiting for it would
     // keep the process alive forever, so report and end the job.
@@ -246,7 +244,8 @@ Ticket ProxyThread::enqueue_start(const std::shared_ptr<Operation>& op, PlanOper
   op->started_.store(epoch, std::memory_order_release);
 
   ProxyChannel& channel = impl_->channel;
-  if (channel.cooperative) channel.pending.fetch_add(1, std::memory_order_relaxed);
+  ProgressDriver& driver = *impl_->driver;
+  driver.command_queued();
   Command command;
   command.epoch = epoch;
   command.plan = plan;
@@ -255,52 +254,22 @@ Ticket ProxyThread::enqueue_start(const std::shared_ptr<Operation>& op, PlanOper
     // Back-pressure: wait for the proxy to make room; never drop.
     const auto deadline = Notifier::Clock::now() + config_.wait_timeout;
     channel.wakeup.notify_all();
-    // Cooperative: nobody else may be draining, so the producer makes room itself.
     const auto pushed = [&] {
       if (channel.queue.try_push(std::move(command))) return true;
-      if (channel.cooperative) progress_step();
+      driver.make_room();
       return false;
     };
     if (!channel.space.wait(pushed, config_.wait_policy, deadline, config_.spin_count)) {
-      if (channel.cooperative) channel.pending.fetch_sub(1, std::memory_order_relaxed);
+      driver.command_withdrawn();
       op->started_.store(previous, std::memory_order_release);
       throw TimeoutError(op->label(), -1, epoch, "the request queue stayed full for " + seconds_text(config_.wait_timeout));
     }
   }
-  // Dedicated: wake the proxy if it sleeps. Cooperative (the proxy sleeps on its doorbell, not here): start
-  // it now on this thread (the lowest latency), or, if the token is taken, make sure the sleeping proxy
-  // looks soon in case the holder has already drained.
-  if (!channel.cooperative)
-    channel.wakeup.notify_all();
-  else if (!progress_step())
-    channel.doorbell.ring();
+  driver.start_queued();
   return Ticket{op, epoch};
 }
 
-bool ProxyThread::progress_step() const {
-  ProxyChannel& channel = impl_->channel;
-  if (!channel.cooperative) return false;
-  TokenScope token(channel.token);
-  if (!token) return false;
-  impl_->loop->step();
-  return true;
-}
-
-bool ProxyThread::progress_until(const Operation& op, std::uint64_t epoch,
-                                 std::chrono::steady_clock::time_point deadline) const {
-  // Take the token, run one step, check, yield: a waiter is where progress is most wanted.
-  const auto spins = static_cast<unsigned long>(config_.spin_count);
-  for (unsigned long i = 0;; ++i) {
-    if (op.completed_epoch() >= epoch) return true;
-    progress_step();
-    if (op.completed_epoch() >= epoch) return true;
-    if (i < spins)
-      cpu_relax();
-    else
-      std::this_thread::yield();
-    if ((i & 63) == 63 && Notifier::Clock::now() >= deadline) return op.completed_epoch() >= epoch;
-  }
-}
+bool ProxyThread::progress_step() const { return impl_->driver->step(); }
 
 bool ProxyThread::test(const Ticket& ticket) const {
   if (!ticket) throw Error("test: empty ticket");
@@ -327,9 +296,7 @@ void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) 
                 " from code the proxy runs (a then() callback, a closure or an operation): it would wait for "
                 "itself; start work there and wait on its ticket outside");
   const auto deadline = Notifier::Clock::now() + timeout;
-  if (!(impl_->channel.cooperative
-                       ? progress_until(op, ticket.epoch, deadline)
-                       : impl_->channel.completions.wait(done, config_.wait_policy, deadline, config_.spin_count))) {
+  if (!impl_->driver->wait(op, ticket.epoch, deadline)) {
     std::string outstanding = op.describe_outstanding();
     if (outstanding.empty()) outstanding = "(nothing reported)";
     throw TimeoutError(op.label(), op.outstanding_peer(), ticket.epoch,

@@ -26,7 +26,7 @@ Placement placement_for(const Environment& env, Mode mode, int threads) {
     // Asked without the Environment's notice about a shared proxy core: with cooperative progress there
     // is no proxy core to share.
     const Placement with_core = place_on_host(env.host(), env.host_rank(), threads, true);
-    if (choose_progress(Config::from_env().progress, with_core) == ProgressStrategy::cooperative)
+    if (!needs_a_core(choose_progress(Config::from_env().progress, with_core)))
       return env.placement(threads, false);  // no proxy core: the proxy thread sleeps, unbound
   }
   return env.placement(is_multi_tier(mode) ? threads : 1, mode == Mode::proxy);
@@ -52,6 +52,8 @@ Session::Session(const Environment& env, Mode mode, int threads)
 }
 
 Session::~Session() = default;
+
+bool Session::proxy_keeps_a_core() const noexcept { return proxy_ && needs_a_core(proxy_->progress_strategy()); }
 
 std::string_view Session::progress() const noexcept {
   return proxy_ ? to_string(proxy_->progress_strategy()) : std::string_view("none");

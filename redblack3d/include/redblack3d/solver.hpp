@@ -45,7 +45,8 @@ struct RunReport {
   int threads = 1;         // compute threads per rank
   int ranks = 1;
   std::string placement;   // rank 0's placement, proxy::Placement::describe()
-  std::string progress;    // who drove MPI progress: "dedicated" or "cooperative" (proxy mode), else "none"
+  std::string progress;    // who drove MPI progress: the strategy's name (proxy mode), else "none"
+  bool proxy_core = false;  // the proxy thread kept a core of its own (proxy mode: Session::proxy_keeps_a_core)
   bool shared_proxy = false;    // any rank ran its proxy on a core shared with compute work
   bool oversubscribed = false;  // any rank had more threads or ranks than cores
   std::string proxy_statistics;  // rank 0's, proxy mode only

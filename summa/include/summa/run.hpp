@@ -29,7 +29,7 @@ struct RunResult {
   int threads_per_rank = 1;         // compute threads per rank
   bool shared_proxy = false;        // some rank's proxy shares a core with compute work
   std::string placement;            // rank 0's placement, one line
-  std::string progress;             // "dedicated" or "cooperative" (proxy mode), else "none"
+  std::string progress;             // the progress strategy's name (proxy mode), else "none"
   BroadcastCounts broadcasts;       // receivers of rank 0's row and column broadcasts on/off its node
   bool verify_ran = false;
   double max_rel_error = 0.0;       // over all ranks; meaningful when verify_ran

@@ -148,10 +148,10 @@ class ProxyThread {
     if (needs_progress()) progress_step();
   }
   // Whether progress points would do anything now: work in flight under the cooperative strategy (always
-  // false with dedicated). One relaxed load. A kernel that splits its work only to call progress points
+  // false with dedicated and polling). One relaxed load. A kernel that splits its work only to call progress points
   // (SUMMA's dgemm in column blocks) stops splitting once this is false. Any thread.
   bool needs_progress() const noexcept { return pending_->load(std::memory_order_relaxed) > 0; }
-  // The strategy that runs: dedicated or cooperative (never automatic).
+  // The strategy that runs: dedicated, cooperative or polling (never automatic).
   ProgressStrategy progress_strategy() const noexcept { return progress_; }
 
   ProxyStatistics statistics() const;
@@ -165,10 +165,9 @@ class ProxyThread {
   // call()'s wait: on a timeout abandons the closure and rethrows, or ends the job if it is running.
   void await_call(const Ticket& ticket, detail::CallState& state) const;
   Ticket enqueue_start(const std::shared_ptr<Operation>& op, PlanOperation* plan);
-  // Cooperative strategy: one step of the proxy's loop if the token is free; true when it ran one.
+  // One pass of the proxy's loop on this thread if the strategy lets compute threads run them (cooperative)
+  // and no other thread is; true when it ran one.
   bool progress_step() const;
-  // Cooperative strategy: waits by progressing until op has completed epoch or the deadline passes.
-  bool progress_until(const Operation& op, std::uint64_t epoch, std::chrono::steady_clock::time_point deadline) const;
 
   Config config_;
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -176,7 +175,7 @@ class ProxyThread {
   int size_ = 1;
   int tag_upper_bound_ = 32767;
   ProgressStrategy progress_ = ProgressStrategy::dedicated;
-  const std::atomic<std::int64_t>* pending_ = nullptr;  // the channel's: work in flight (cooperative only)
+  const std::atomic<std::int64_t>* pending_ = nullptr;  // the driver's demand(): work progress points can move
   std::unique_ptr<Impl> impl_;
 };
 

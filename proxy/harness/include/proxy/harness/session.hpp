@@ -37,7 +37,8 @@ bool bind_compute_threads(const Environment& env, const Placement& placement);
 
 // The placement of a run in `mode` with `threads` compute threads per rank (mt/proxy). In proxy mode it
 // reserves a core for the proxy only when the progress strategy (PROXY_PROGRESS, auto by default: see
-// proxy/progress.hpp) is dedicated; a cooperative proxy sleeps, and the compute threads keep every core.
+// proxy/progress.hpp) needs one (dedicated, polling); a cooperative proxy sleeps, and the compute threads
+// keep every core.
 // Throws proxy::Error naming a bad PROXY_* value. For programs without a Session (heat2d) too.
 Placement placement_for(const Environment& env, Mode mode, int threads);
 
@@ -57,8 +58,10 @@ class Session {
   bool any_shared_proxy() const noexcept { return any_shared_proxy_; }      // over all ranks
   bool any_oversubscribed() const noexcept { return any_oversubscribed_; }  // over all ranks
   const std::string& rank0_placement() const noexcept { return rank0_placement_; }
-  // Who drives MPI progress in proxy mode: "dedicated" or "cooperative"; "none" in the other modes.
+  // Who drives MPI progress in proxy mode: "dedicated", "cooperative" or "polling"; "none" in the other modes.
   std::string_view progress() const noexcept;
+  // Whether the proxy thread kept a core of its own (proxy mode, a strategy that needs one: needs_a_core).
+  bool proxy_keeps_a_core() const noexcept;
 
   // The proxy thread in proxy mode, nullptr otherwise.
   ProxyThread* proxy() noexcept { return proxy_ ? &*proxy_ : nullptr; }

@@ -1,0 +1,124 @@
+// The cooperative strategy (progress_driver.hpp), for ranks with no core to spare: whichever thread needs
+// progress runs a pass of the loop while it holds the progress token (progress_token.hpp): the thread that
+// starts work, a thread that tests or waits, a kernel's progress points. The proxy thread is not bound and
+// only sleeps, a backstop for work nobody else progresses.
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "progress_driver.hpp"
+#include "progress_token.hpp"
+#include "proxy/detail/notifier.hpp"
+
+namespace proxy {
+
+namespace {
+
+class CooperativeDriver final : public ProgressDriver {
+ public:
+  using ProgressDriver::ProgressDriver;
+  ProgressStrategy strategy() const noexcept override { return ProgressStrategy::cooperative; }
+  bool binds_proxy_thread() const noexcept override { return false; }
+
+  void command_queued() noexcept override { demand_.fetch_add(1, std::memory_order_relaxed); }
+  void command_withdrawn() noexcept override { demand_.fetch_sub(1, std::memory_order_relaxed); }
+
+  // Begin it now on this thread (the lowest latency), or, if the token is taken, make sure the sleeping
+  // proxy looks soon in case the holder has already drained.
+  void start_queued() override {
+    if (!step()) channel_.doorbell.ring();
+  }
+  void stop_queued() override {
+    channel_.wakeup.notify_all();
+    channel_.doorbell.ring();
+  }
+  // Nobody else may be draining, so the producer makes room itself.
+  void make_room() override { step(); }
+
+  bool step() override {
+    TokenScope token(token_);
+    if (!token) return false;
+    pass_holding_token();
+    return true;
+  }
+
+  // Take the token, run a pass, check, yield: a waiter is where progress is most wanted.
+  bool wait(const Operation& op, std::uint64_t epoch, std::chrono::steady_clock::time_point deadline) override {
+    const auto spins = static_cast<unsigned long>(config_.spin_count);
+    for (unsigned long i = 0;; ++i) {
+      if (op.completed_epoch() >= epoch) return true;
+      step();
+      if (op.completed_epoch() >= epoch) return true;
+      if (i < spins)
+        cpu_relax();
+      else
+        std::this_thread::yield();
+      if ((i & 63) == 63 && Notifier::Clock::now() >= deadline) return op.completed_epoch() >= epoch;
+    }
+  }
+
+  // The backstop for work nobody progresses (a plan started and not waited on by code without progress
+  // points): a pass when the other threads have run none since the last look. A wake-up costs the compute
+  // threads a few microseconds of their core, hence the low rates. Unattended work (a completion callback:
+  // its waiters sleep elsewhere, in libgomp's barrier for a detached task) is the exception: no other
+  // thread will run a pass for it, so while some is active this thread polls as a dedicated proxy does.
+  void run_proxy_thread() override {
+    constexpr auto kBackstopInterval = std::chrono::milliseconds(1);  // while work is in flight
+    constexpr auto kIdleInterval = std::chrono::milliseconds(20);     // nothing in flight (a ring wakes earlier)
+    std::uint64_t passes_seen = passes_.load(std::memory_order_relaxed);
+    std::uint64_t rounds = 0;  // pauses since the last pass that drained a command
+    bool rung = false;
+    for (;;) {
+      const bool stop = channel_.stop_requested.load(std::memory_order_acquire);
+      const bool nobody_progressed = passes_.load(std::memory_order_relaxed) == passes_seen;
+      const bool polling = channel_.unattended.load(std::memory_order_relaxed) > 0;
+      if ((stop || rung || nobody_progressed) && token_.try_acquire()) {
+        const bool drained = pass_holding_token().drained > 0;
+        if (loop_.stopping() && loop_.shut_down()) return;  // keeps the token: ProgressLoop::run frees the plans next
+        token_.release();
+        if (drained) rounds = 0;
+      }
+      passes_seen = passes_.load(std::memory_order_relaxed);
+      rung = false;
+      if (stop) {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));  // draining: the waiters are gone
+      } else if (polling) {
+        pause_in_flight(++rounds);
+      } else {
+        const bool in_flight = demand_.load(std::memory_order_relaxed) > 0;
+        rung = channel_.doorbell.wait_for(in_flight ? kBackstopInterval : kIdleInterval);
+      }
+    }
+  }
+
+ private:
+  ProgressLoop::Pass pass_holding_token() {
+    const ProgressLoop::Pass pass = loop_.pass();
+    if (pass.retired > 0) demand_.fetch_sub(static_cast<std::int64_t>(pass.retired), std::memory_order_relaxed);
+    passes_.store(passes_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return pass;
+  }
+
+  // This thread shares a core with compute threads, which may spin (OpenMP's active wait): it never spins,
+  // and after a few yields it sleeps whatever the policy, as a yield to a spinning thread can cost its
+  // whole time slice and a wake-up from a sleep preempts it.
+  static void pause_in_flight(std::uint64_t rounds) {
+    constexpr std::uint64_t kYieldsBeforeSleep = 100;
+    if (rounds > kYieldsBeforeSleep)
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    else
+      std::this_thread::yield();
+  }
+
+  ProgressToken token_;                   // whoever holds it runs a pass
+  std::atomic<std::uint64_t> passes_{0};  // passes run, by any thread (the token holder writes)
+};
+
+}  // namespace
+
+std::unique_ptr<ProgressDriver> make_cooperative_driver(ProxyChannel& channel, ProgressLoop& loop,
+                                                        const Config& config) {
+  return std::make_unique<CooperativeDriver>(channel, loop, config);
+}
+
+}  // namespace proxy
