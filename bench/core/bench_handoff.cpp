@@ -3,11 +3,18 @@
 // the request queue and the completion counter. Both threads are pinned (compute on core 0, proxy on
 // core 1 when the machine has two). Reported as ns per round trip, per wait policy, beside a bare
 // MpscQueue ping-pong between the same two cores (the floor: two cache-line transfers each way).
+// BM_QuietThenRoundTrip compares the progress strategies on a core of the proxy's own when communication
+// comes in phases: each round trip follows a 1 ms quiet spell (not timed), so it shows what a start costs
+// after a pause (a sleeping polling proxy must be woken), and cpu_per_wall is the process's CPU time over
+// the whole loop, quiet spells included, per second of wall time (a spinning proxy keeps its core: ~1).
 // Run on one rank: build/bin/bench_handoff
 #include <benchmark/benchmark.h>
 #include <mpi.h>
 
+#include <sys/resource.h>
+
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "proxy/detail/notifier.hpp"
@@ -43,6 +50,34 @@ void BM_ProxyRoundTrip(benchmark::State& state) {
                  std::to_string(proxy.bound_core()));
 }
 
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
+void BM_QuietThenRoundTrip(benchmark::State& state) {
+  proxy::Config config;
+  config.progress = static_cast<proxy::ProgressStrategy>(state.range(0));
+  topology().bind_this_thread(0);
+  proxy::ProxyThread proxy(MPI_COMM_SELF, config, proxy_core());
+  auto op = std::make_shared<NoOp>();
+  proxy.wait(proxy.post(op));
+  const double cpu_before = process_cpu_seconds();
+  const auto wall_before = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the compute phase: no communication
+    state.ResumeTiming();
+    proxy.wait(proxy.post(op));
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_before).count();
+  state.counters["cpu_per_wall"] = (process_cpu_seconds() - cpu_before) / wall;
+  state.SetLabel(std::string(proxy::to_string(proxy.progress_strategy())) + ", proxy on core " +
+                 std::to_string(proxy.bound_core()));
+}
+
 void BM_QueuePingPong(benchmark::State& state) {
   proxy::MpscQueue<std::uint64_t> to_echo(64), back(64);
   std::atomic<bool> stop{false};
@@ -72,6 +107,13 @@ BENCHMARK(BM_ProxyRoundTrip)
     ->Arg(static_cast<int>(proxy::WaitPolicy::spin))
     ->Arg(static_cast<int>(proxy::WaitPolicy::spin_then_yield))
     ->Arg(static_cast<int>(proxy::WaitPolicy::block))
+    ->UseRealTime();
+BENCHMARK(BM_QuietThenRoundTrip)
+    ->ArgName("strategy")
+    ->Arg(static_cast<int>(proxy::ProgressStrategy::dedicated))
+    ->Arg(static_cast<int>(proxy::ProgressStrategy::polling))
+    ->Arg(static_cast<int>(proxy::ProgressStrategy::cooperative))
+    ->Iterations(500)
     ->UseRealTime();
 
 int main(int argc, char** argv) try {
