@@ -27,8 +27,8 @@ apps::Options make_options() {
   options
       .option("mode", "MODE",
               "sync  : one rank per core; halo, then the matrix-vector product; blocking sums\n"
-              "async : one rank per core; Isend/Irecv and Iallreduce overlap the inner product A p\n"
-              "        (pipelined: the sum overlaps A w), completed by timed waits\n"
+              "async : one rank per core; Isend/Irecv overlap A p on the inner box, Iallreduce\n"
+              "        overlaps x += alpha p (pipelined: halo and sum overlap A w); timed waits\n"
               "mt    : one rank per node + OpenMP; master communicates while threads wait\n"
               "proxy : one rank per node + OpenMP; a proxy thread runs each exchange's plan (halo\n"
               "        transfers and a persistent allreduce) while the threads compute",
