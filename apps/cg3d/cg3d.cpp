@@ -168,8 +168,9 @@ void print_report(const cg3d::RunSettings& settings, const cg3d::RunReport& repo
   apps::print_timing_table(std::cout, {apps::TimingRow::from(mode, report.timings, per_iteration_count(report), ideal)});
   char line[256];
   std::snprintf(line, sizeof line,
-                "%s %d iterations: relative residual %.6e (true %.6e), error %.6e  (ideal proxy for p = %d)\n",
+                "%s %d iteration%s: relative residual %.6e (true %.6e), error %.6e  (ideal proxy for p = %d)\n",
                 report.converged ? "converged in" : "not converged after", report.iterations,
+                report.iterations == 1 ? "" : "s",
                 report.relative_residual(), report.true_residual, report.error, node_width);
   std::cout << line;
   if (verbose) {
@@ -181,9 +182,10 @@ void print_report(const cg3d::RunSettings& settings, const cg3d::RunReport& repo
   if (settings.verify) {
     const cg3d::Verification& v = report.verification;
     std::snprintf(line, sizeof line,
-                  "verify: %s the serial CG (%d iterations; history within %.3g of ||r_0||, tolerance %.0e; "
+                  "verify: %s the serial CG (%d iteration%s; history within %.3g of ||r_0||, tolerance %.0e; "
                   "max |x - x_serial| %.3g, bound %.3g)\n",
-                  v.passed ? "matches" : "DIFFERS from", v.serial_iterations, v.history_difference,
+                  v.passed ? "matches" : "DIFFERS from", v.serial_iterations, v.serial_iterations == 1 ? "" : "s",
+                  v.history_difference,
                   cg3d::kHistoryTolerance, v.solution_difference, v.solution_bound);
     std::cout << line;
   }
