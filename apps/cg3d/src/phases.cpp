@@ -37,9 +37,9 @@ void Exchange::complete() {
   if (values_ > 0) proxy::harness::wait_collective(sum_request_);
 }
 
-void Exchange::commit(proxy::ProxyThread& proxy, MPI_Comm comm) {
+void Exchange::commit(proxy::ProxyThread& proxy) {
   proxy::PlanSpec spec = ghosts_of_ != nullptr ? halo_.plan(*ghosts_of_, name_) : proxy::PlanSpec(name_);
-  if (values_ > 0) spec.allreduce(comm, local_.data(), sums_.data(), values_, MPI_DOUBLE, MPI_SUM);
+  if (values_ > 0) spec.allreduce(proxy.comm(), local_.data(), sums_.data(), values_, MPI_DOUBLE, MPI_SUM);
   plan_ = proxy.commit(spec);
 }
 

@@ -314,7 +314,7 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   if (settings.on_placement) settings.on_placement(session);
   if (settings.on_comm_failure) session.on_comm_failure(settings.on_comm_failure);
   if (proxy::ProxyThread* proxy = session.proxy())
-    for (Exchange* exchange : exchanges) exchange->commit(*proxy, world);
+    for (Exchange* exchange : exchanges) exchange->commit(*proxy);
   session.collective("the norm of b", [&bb](MPI_Comm comm, MPI_Request& request) {
     MPI_Iallreduce(MPI_IN_PLACE, bb.data(), 1, MPI_DOUBLE, MPI_SUM, comm, &request);
   });

@@ -48,8 +48,9 @@ class Exchange {
   // Sync, async, mt: post everything without blocking, then complete it with deadlines.
   void post(MPI_Comm comm);
   void complete();
-  // Proxy mode: commit the plan once (on the ProxyThread's communicator, comm), then start it each time.
-  void commit(proxy::ProxyThread& proxy, MPI_Comm comm);
+  // Proxy mode: commit the plan once (halo and allreduce on the ProxyThread's communicator), then start it
+  // each time.
+  void commit(proxy::ProxyThread& proxy);
   proxy::Ticket start(proxy::ProxyThread& proxy);
 
  private:
