@@ -1,7 +1,7 @@
 // The system CG solves and the two ways it solves it. The system is RedBlack3D's (redblack3d/problem.hpp):
 // A x = b with A the 7-point -Laplace on Nx x Ny x Nz interior points of the unit cube (Dirichlet
 // boundary, u = 0) and b = f for the manufactured solution u = sin(pi x) sin(pi y) sin(pi z).
-// That b is an eigenvector of the discrete A (sin(pi i h) is one of the 1-D second difference), so CG from
+// That b is an eigenvector of the discrete A (so is sin(pi i h) of the 1-D second difference), so CG from
 // x0 = 0 would be done in one iteration; CG therefore starts from a pseudo-random x0 in [0, 1), a hash of
 // each point's global index, which is the same for every decomposition and fills the whole spectrum.
 // Pure functions, any thread.
