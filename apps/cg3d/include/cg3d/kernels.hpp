@@ -1,0 +1,87 @@
+// CG's kernels on one block (a redblack3d::Grid with its ghost layer): the 7-point operator A (-Laplace,
+// the same expression as redblack3d's residual) over a box, and the vector updates of both variants, each
+// fused with the dot products that the next reduction needs.
+//
+// Determinism: a dot product is never summed by threads. Each kernel writes one partial per interior row
+// (j, k) of the block, summed over x in index order by the one thread that owns the row, into RowSums;
+// RowSums::total() then adds the rows in row order. A block's sum is thus the same bits whatever the
+// thread count, schedule or mode, and a run is independent of timing.
+//
+// Threads: every kernel is an orphaned `omp for schedule(static) nowait` over rows: called inside a
+// parallel region the team splits the rows (and does not wait at the end), called outside one the calling
+// thread does them all. Callers put a barrier between a kernel and one that reads what it wrote.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "redblack3d/grid.hpp"
+#include "redblack3d/kernel.hpp"
+#include "redblack3d/problem.hpp"
+
+namespace cg3d {
+
+using redblack3d::Box;
+using redblack3d::Extent;
+using redblack3d::Grid;
+using redblack3d::Stencil;
+
+// (A v) at the point v points to (sy, sz: the grid's strides). Keep the order of the terms: it is the
+// order of redblack3d::local_norms, which computes the final residual.
+inline double apply_at(const double* v, std::ptrdiff_t sy, std::ptrdiff_t sz, const Stencil& s) noexcept {
+  return s.diag * v[0] - s.ihx2 * (v[-1] + v[1]) - s.ihy2 * (v[-sy] + v[sy]) - s.ihz2 * (v[-sz] + v[sz]);
+}
+
+// Per-row partial sums of up to two dot products over a block's interior; see the top of this file.
+class RowSums {
+ public:
+  RowSums() = default;
+  explicit RowSums(const Extent& local) : rows_y_(local[1]), sums_(static_cast<std::size_t>(local[1]) * local[2]) {}
+
+  // Row of interior point (j, k), 1-based like the grid.
+  std::array<double, 2>& at(int j, int k) noexcept {
+    return sums_[static_cast<std::size_t>((k - 1) * rows_y_ + (j - 1))];
+  }
+  // Both sums over the block, rows added in order.
+  std::array<double, 2> total() const noexcept;
+
+ private:
+  int rows_y_ = 0;
+  std::vector<std::array<double, 2>> sums_;
+};
+
+// out = A v over `box` (v's ghosts must be current where the box touches them). between_planes, when
+// set, is called by each thread as its rows enter a new plane (proxy mode's progress point).
+void apply(const Grid& v, Grid& out, const Stencil& s, const Box& box, const std::function<void()>& between_planes = {});
+// r = b - A x over `box`.
+void residual(const Grid& b, const Grid& x, Grid& r, const Stencil& s, const Box& box,
+              const std::function<void()>& between_planes = {});
+
+// Whole interior. sums[0] = a.b per row, and sums[1] = c.d when c is given.
+void dot(const Grid& a, const Grid& b, RowSums& sums, const Grid* c = nullptr, const Grid* d = nullptr);
+// Classic CG. p = r; sums[0] = r.r.
+void start_direction(const Grid& r, Grid& p, RowSums& sums);
+// r -= alpha q; sums[0] = r.r.
+void update_residual(Grid& r, const Grid& q, double alpha, RowSums& sums);
+// x += alpha p.
+void update_solution(Grid& x, const Grid& p, double alpha);
+// p = r + beta p.
+void update_direction(Grid& p, const Grid& r, double beta);
+
+// Pipelined CG (Ghysels & Vanroose 2014, Alg. 4 without preconditioner), every recurrence of one
+// iteration in one pass: z = q + beta z, s = w + beta s, p = r + beta p, x += alpha p, r -= alpha s,
+// w -= alpha z; then sums[0] = r.r (gamma) and sums[1] = w.r (delta) of the new r and w.
+struct PipelinedVectors {
+  Grid& x;
+  Grid& r;
+  Grid& w;
+  Grid& p;
+  Grid& s;
+  Grid& z;
+  const Grid& q;
+};
+void pipelined_update(const PipelinedVectors& v, double alpha, double beta, RowSums& sums);
+
+}  // namespace cg3d
