@@ -3,13 +3,19 @@ line, split like a shell would), else the environment variable MPIEXEC, else the
 next to the driver (`<driver dir>/proxy-mpiexec`, the MPI the project was configured with and the flags it
 needs here), else plain `mpiexec` from PATH."""
 import os
+import re
 import shlex
 import shutil
 from pathlib import Path
 
+from . import provenance
 from .cli import UsageError
 
 WRAPPER = "proxy-mpiexec"
+# The PMI srun must speak to each MPI (srun --mpi=TYPE; `srun --mpi=list` shows what a Slurm offers): Debian's
+# MPICH 4.0.2 has PMI-1/PMI-2 only (no PMIx; Slurm has no "pmi1" type); Debian's Open MPI 4.1.4 needs PMIx
+# (under pmi2 or none its MPI_Init aborts: "OMPI was not built with SLURM's PMI support").
+SRUN_MPI_TYPES = {"MPICH": "pmi2", "Open MPI": "pmix"}
 
 
 def driver_directory(driver):
@@ -40,3 +46,20 @@ def resolve(option, driver, environ=None):
         if wrapper.is_file() and os.access(wrapper, os.X_OK):
             return [str(wrapper)], "build"
     return ["mpiexec"], "default"
+
+
+def srun_mpi(setting, driver, environ=None, setting_name="--srun-mpi"):
+    """(type, source) of the PMI srun is told to use (`srun --mpi=TYPE`): the setting (option or spec),
+    else SLURM_MPI_TYPE, else the one the driver's MPI needs (SRUN_MPI_TYPES, from the library it links);
+    (None, "srun's default") when none of them says (a script driver, an unknown MPI)."""
+    environ = os.environ if environ is None else environ
+    for value, source in ((setting, setting_name), (environ.get("SLURM_MPI_TYPE"), "SLURM_MPI_TYPE")):
+        if value is None or value == "":
+            continue
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", str(value)):
+            raise UsageError(f"{source} '{value}' is not an srun MPI type (see srun --mpi=list: pmi2, pmix, none, ...)")
+        return str(value), source
+    library = provenance.mpi_library(str(driver)) if driver else None
+    if library in SRUN_MPI_TYPES:
+        return SRUN_MPI_TYPES[library], f"the driver's MPI, {library}"
+    return None, "srun's default"
