@@ -115,7 +115,7 @@ def launcher_version(launcher):
         return None
     text = _version_text(tuple(launcher))
     name = os.path.basename(launcher[0])
-    for pattern, kind in ((r"^\s*slurm\s+([0-9][\w.]*)", "slurm"), (r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"),
+    for pattern, kind in ((r"^\s*slurm(?:-wlm)?\s+([0-9][\w.]*)", "slurm"), (r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"),
                           (r"HYDRA[\s\S]*?Version:\s*([0-9][\w.]*)", "Hydra")):
         match = re.search(pattern, text)
         if match:

@@ -199,6 +199,29 @@ class TestLaunch(unittest.TestCase):
                          "Requested partition configuration not available now | srun: job 17 queued and waiting "
                          "for resources")
 
+    def test_compare_gives_srun_each_modes_geometry(self):
+        """compare --launcher srun (and auto inside an allocation): sync gets nodes x cores tasks of 1 CPU,
+        proxy one task per node of --cores CPUs, both bound to cores, with --srun-mpi's PMI; asking for more
+        CPUs per node than the allocation has is refused before any run, naming the numbers."""
+        env = dict(self.env, SLURM_JOB_ID="77", SLURM_JOB_NUM_NODES="2", SLURM_JOB_CPUS_PER_NODE="4(x2)")
+        for mode, geometry in (("sync", ["-n", "8", "-N", "2", "--cpus-per-task=1"]),
+                               ("proxy", ["-n", "2", "-N", "2", "--cpus-per-task=4"])):
+            self.log.unlink(missing_ok=True)
+            done = run([COMPARE, "--driver", self.driver, "--modes", mode, "--cores", "4", "--nodes", "2",
+                        "--srun-mpi", "pmix", "--timeout", "60"], env=env)
+            self.assertEqual(done.returncode, 1, done.stderr)  # the fake driver writes no record
+            self.assertEqual(self.launches()[0][:9], ["srun"] + geometry + ["--cpu-bind=cores", "--mpi=pmix",
+                                                                            str(self.driver)])
+        self.log.unlink(missing_ok=True)
+        done = run([COMPARE, "--driver", self.driver, "--modes", "mt", "--cores", "8", "--launcher", "srun"], env=env)
+        self.assertEqual((done.returncode, done.stderr.strip()), (2, "compare: error: mode mt needs 1 task(s) x 8 "
+                         "CPU(s) on 1 node(s), 8 CPUs per node, but the allocation (SLURM_JOB_ID=77) has 2 node(s) of "
+                         "4 CPUs: srun would wait for ever (ask for more, or lower --cores/--nodes)"))
+        self.assertFalse(self.log.exists())
+        done = run([COMPARE, "--driver", self.driver, "--launcher", "srun", "--mpiexec", "mpiexec"], env=env)
+        self.assertEqual((done.returncode, done.stderr.strip()), (2, "compare: error: --mpiexec and --launcher srun: "
+                         "give one launcher (srun's PMI is --srun-mpi)"))
+
     def test_other_tools_use_the_launcher(self):
         """compare, compare-panels and run-overlap launch with the same setting (--mpiexec here, then
         proxy-mpiexec beside the driver); the fake launcher's runs write no record, which each reports."""
