@@ -84,22 +84,28 @@ class TestSlurm(unittest.TestCase):
         self.assertTrue(done.stdout.startswith("proxy-info: 2 ranks, "), done.stdout)
 
     def test_sbatch_wait_exit_codes(self):
-        """A complete batch script (the one docs/slurm.md prints, with the build's paths): sbatch --wait exits
-        0 for a verified run and with the job's failure for a run the driver refuses (usage error, exit 2)."""
-        for name, mode, expected in (("good", "sync", 0), ("bad", "fast", 2)):
-            script = self.dir / f"{name}.sh"
-            script.write_text("#!/bin/bash\n#SBATCH --ntasks=2\n#SBATCH --cpus-per-task=1\n#SBATCH --time=5\n"
-                              f"srun --mpi={PMI} --cpu-bind=cores {REDBLACK3D} --mode {mode} --n 16 --iters 2 "
-                              f"--verify --output {self.dir / name}.json\n")
-            done = run(["sbatch", "--wait", f"--output={self.dir / name}.out", f"--chdir={self.dir}", script],
-                       env=self.env, timeout=TIMEOUT)
-            output = (self.dir / f"{name}.out").read_text() if (self.dir / f"{name}.out").exists() else ""
+        """The shipped batch script (apps/sweeps/thesis-pairing.sbatch, as docs/slurm.md submits it, tiny):
+        sbatch --wait exits with the job's status, the sweep's: 0 with every record from its point's ranks, 1
+        when the runs fail, 2 for bad usage."""
+        script = ROOT / "apps" / "sweeps" / "thesis-pairing.sbatch"
+        cases = (("good", [], 0), ("failing", ["--driver-arg=--no-such-option"], 1), ("usage", ["--reps", "0"], 2))
+        for name, extra, expected in cases:
+            log = self.dir / f"{name}.out"
+            done = run(["sbatch", "--wait", f"--output={log}", f"--chdir={ROOT}", script, "--driver", REDBLACK3D,
+                        "--param", "n", "16", "--param", "iters", "2", "--reps", "1", "--driver-arg=--verify",
+                        "--out", self.dir / name, *extra], env=self.env, timeout=TIMEOUT)
+            output = log.read_text() if log.exists() else ""
             self.assertEqual(done.returncode, expected, done.stderr + output)
-            if expected == 0:
-                self.assertEqual([(r["ranks"], r["verified"]) for r in read_jsonl(self.dir / f"{name}.json")],
-                                 [(2, True)])
+            entries = read_jsonl(self.dir / name / "state.jsonl")
+            if name == "good":
+                self.assertEqual([(e["params"]["mode"], [(r["ranks"], r["verified"]) for r in e["records"]])
+                                  for e in entries], [("sync", [(2, True)]), ("async", [(2, True)]),
+                                                      ("mt", [(1, True)]), ("proxy", [(1, True)])])
+            elif name == "failing":
+                self.assertEqual([e["status"] for e in entries], ["failed"] * 4)
+                self.assertIn("redblack3d: error:", entries[0]["failure"])
             else:
-                self.assertIn("redblack3d: error: --mode: unknown value 'fast'", output)
+                self.assertIn("sweep: error: --reps: '0' is not a positive integer", output)
 
     def test_compare_builds_each_modes_geometry(self):
         """compare inside `salloc -n 2`: sync/async on 2 tasks x 1 CPU, mt/proxy on 1 task x 2 CPUs, each
