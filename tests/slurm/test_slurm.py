@@ -64,6 +64,24 @@ class TestSlurm(unittest.TestCase):
         self.assertRegex(rows[0]["prov_launcher"], r"^srun \(slurm\) 2[0-9]\.")
         self.assertTrue(rows[0]["prov_mpi"].startswith(MPI + " "), rows[0]["prov_mpi"])
 
+    def test_docs_spec_runs_under_both_launchers(self):
+        """The spec example of docs/sweep.md, as printed (tiny problem, this build's driver), runs under srun
+        inside an allocation and under mpiexec: every point ok with its own ranks."""
+        text = (ROOT / "docs" / "sweep.md").read_text()
+        spec = self.dir / "docs-example.toml"
+        spec.write_text(re.search(r"```toml\n(.*?)```", text, re.DOTALL).group(1))
+        for said, prefix in ((f"sweep: launcher srun, --mpi={PMI}", ["salloc", "-n", "2", "--time=5"]),
+                             ("sweep: notice: cpu_bind, cpus_per_task, nodes go to srun only", [])):
+            out = self.dir / ("srun" if prefix else "mpiexec")
+            done = run(prefix + [SWEEP, "--spec", spec, "--driver", REDBLACK3D, "--param", "n", "16", "--param",
+                                 "iters", "2", "--reps", "1", "--timeout", "60", "--out", out],
+                       env=self.env, timeout=TIMEOUT)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertIn(said, done.stderr)
+            entries = read_jsonl(out / "state.jsonl")
+            self.assertEqual([(e["params"]["group"], e["records"][0]["ranks"], e["records"][0]["verified"])
+                              for e in entries], [("single-tier", 2, True)] * 2 + [("proxy", 1, True)])
+
     def test_launch_without_pmi_is_refused(self):
         """srun without the MPI's PMI (Slurm's default MpiDefault=none) starts two one-rank worlds: MPICH's
         program is refused by the runtime's line (exit 2, once, from task 0); Open MPI's own MPI_Init aborts
