@@ -114,9 +114,9 @@ def slurm_capacity(environ=None, timeout=10):
     return ("the cluster (sinfo)", len(counts), max(counts)) if counts else None
 
 
-def check_srun_fits(what, tasks, cpus_per_task, nodes, capacity):
+def check_srun_fits(what, tasks, cpus_per_task, nodes, capacity, options="--cores/--nodes"):
     """A step that asks for more nodes or CPUs per node than `capacity` (slurm_capacity) would wait in the
-    queue for ever: a usage error naming the numbers."""
+    queue for ever: a usage error naming the numbers (and the tool's `options` that set them)."""
     if capacity is None:
         return
     where, have_nodes, have_cpus = capacity
@@ -124,4 +124,4 @@ def check_srun_fits(what, tasks, cpus_per_task, nodes, capacity):
     if nodes > have_nodes or per_node > have_cpus:
         raise UsageError(f"{what} needs {tasks} task(s) x {cpus_per_task} CPU(s) on {nodes} node(s), "
                          f"{per_node} CPUs per node, but {where} has {have_nodes} node(s) of {have_cpus} CPUs: "
-                         f"srun would wait for ever (ask for more, or lower --cores/--nodes)")
+                         f"srun would wait for ever (ask for more, or lower {options})")

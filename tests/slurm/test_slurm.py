@@ -13,7 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "sweep"))
-from support import COMPARE, REDBLACK3D, ROOT, SWEEP, BIN, built, read_csv, read_jsonl, run  # noqa: E402
+from support import COMPARE, COMPARE_PANELS, REDBLACK3D, ROOT, SUMMA, SWEEP, BIN, built, read_csv, read_jsonl, run  # noqa: E402
 from toolkit import provenance  # noqa: E402  (support put apps/ on the path)
 
 SPEC = ROOT / "apps" / "sweeps" / "thesis-pairing.toml"
@@ -148,6 +148,25 @@ class TestSlurm(unittest.TestCase):
                       f"allocation (SLURM_JOB_ID={job}) has 1 node(s) of 1 CPUs: srun would wait for ever (ask for "
                       f"more, or lower --cores/--nodes)", done.stderr)
         self.assertNotIn("+ srun", done.stderr)
+
+    @unittest.skipUnless(built(SUMMA), "summa is not built")
+    def test_compare_panels_builds_each_modes_geometry(self):
+        """compare-panels inside `salloc -n 2`: sync/async on 2 tasks x 1 CPU, mt/proxy on 1 task x 2 CPUs,
+        verified; more single-tier ranks than the allocation's CPUs is refused before any run."""
+        output = self.dir / "panels.json"
+        done = run(["salloc", "-n", "2", "--time=5", COMPARE_PANELS, "--driver", SUMMA.resolve(), "--size", "128",
+                    "--panels", "32", "--single-tier-ranks", "2", "--reps", "1", "--verify", "--output", output],
+                   env=self.env, timeout=TIMEOUT)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual([(r["mode"], r["ranks"], r["threads_per_rank"], r["verified"]) for r in read_jsonl(output)],
+                         [("sync", 2, 1, True), ("async", 2, 1, True), ("mt", 1, 2, True), ("proxy", 1, 1, True)])
+        done = run(["salloc", "-n", "2", "--time=5", COMPARE_PANELS, "--driver", SUMMA.resolve(), "--size", "128",
+                    "--panels", "32", "--single-tier-ranks", "4"], env=self.env, timeout=TIMEOUT)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        job = re.search(r"Granted job allocation (\d+)", done.stderr).group(1)
+        self.assertIn(f"compare-panels: error: mode sync needs 4 task(s) x 1 CPU(s) on 1 node(s), 4 CPUs per node, "
+                      f"but the allocation (SLURM_JOB_ID={job}) has 1 node(s) of 2 CPUs: srun would wait for ever "
+                      f"(ask for more, or lower --single-tier-ranks/--multi-tier-ranks)", done.stderr)
 
     def test_sweep_timeout_names_the_pending_reason(self):
         """Outside an allocation a point larger than the node (3 ranks, 2 CPUs) waits in the queue: at the
