@@ -69,6 +69,14 @@ def choose(requested, mpiexec_option, environ=None):
     """'mpiexec' or 'srun' for a tool's --launcher: auto is srun inside a Slurm allocation (SLURM_JOB_ID
     set) unless an mpiexec command line was given, else mpiexec."""
     environ = os.environ if environ is None else environ
+    try:
+        words = shlex.split(mpiexec_option or "")
+    except ValueError:
+        words = []  # resolve() reports it
+    if words and os.path.basename(words[0]) == "srun":
+        # srun as an mpiexec gets one -n for every mode: no CPUs per task, so unequal set-ups (issue 26).
+        raise UsageError(f"--mpiexec '{mpiexec_option}': use --launcher srun (and --srun-mpi TYPE), which gives "
+                         "each mode its own tasks and CPUs")
     if requested == "auto":
         return "srun" if environ.get("SLURM_JOB_ID") and mpiexec_option is None else "mpiexec"
     if requested == "srun" and mpiexec_option is not None:

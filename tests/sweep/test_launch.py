@@ -221,6 +221,9 @@ class TestLaunch(unittest.TestCase):
         done = run([COMPARE, "--driver", self.driver, "--launcher", "srun", "--mpiexec", "mpiexec"], env=env)
         self.assertEqual((done.returncode, done.stderr.strip()), (2, "compare: error: --mpiexec and --launcher srun: "
                          "give one launcher (srun's PMI is --srun-mpi)"))
+        done = run([COMPARE, "--driver", self.driver, "--mpiexec", "srun --mpi=pmi2"], env=env)
+        self.assertEqual((done.returncode, done.stderr.strip()), (2, "compare: error: --mpiexec 'srun --mpi=pmi2': use "
+                         "--launcher srun (and --srun-mpi TYPE), which gives each mode its own tasks and CPUs"))
 
     def test_other_tools_use_the_launcher(self):
         """compare, compare-panels and run-overlap launch with the same setting (--mpiexec here, then
