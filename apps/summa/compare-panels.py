@@ -5,8 +5,11 @@ prints one table (total seconds and GFLOP/s per mode and panel, best panel per m
 Single-tier modes (sync, async) run one rank per core; multi-tier modes (mt, proxy) one rank per node,
 as in the thesis (IV.D). Records of every run can be kept (--output FILE.csv or FILE.json, JSON Lines) and
 plotted (--plot, needs matplotlib, e.g. /usr/bin/python3). The launcher is --mpiexec, else $MPIEXEC, else
-proxy-mpiexec beside the driver (written by the build), else mpiexec. Exit status: 0 ok, 1 a run failed,
-2 bad usage, 3 a verification failed.
+proxy-mpiexec beside the driver (written by the build), else mpiexec; or srun (--launcher srun, the default
+inside a Slurm allocation), which gets each mode's step from the tool: sync and async single-tier-ranks
+tasks of 1 CPU, mt and proxy multi-tier-ranks tasks (one per node) of single-tier/multi-tier CPUs each,
+bound to cores, with the PMI of --srun-mpi (else $SLURM_MPI_TYPE, else the one the driver's MPI needs).
+Exit status: 0 ok, 1 a run failed, 2 bad usage, 3 a verification failed.
 
 Example:
   apps/summa/compare-panels.py --size 1536 --panels 32,64,128,256,512 --reps 3 --output panels.csv
@@ -15,6 +18,7 @@ import csv
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -33,8 +37,15 @@ def parse_args(argv):
     default_driver = os.path.normpath(os.path.join(here, "..", "..", "build", "bin", "summa"))
     parser = cli.Parser(prog="compare-panels", description=__doc__)
     parser.add_argument("--driver", default=default_driver, help="the summa executable (default: %(default)s)")
+    parser.add_argument("--launcher", dest="launcher_kind", choices=("auto", "mpiexec", "srun"), default="auto",
+                        help="auto (default): srun inside a Slurm allocation (SLURM_JOB_ID set) unless --mpiexec "
+                             "is given, else mpiexec")
     parser.add_argument("--mpiexec", metavar="CMD", help="launcher command line (default: $MPIEXEC, else "
                                                           "proxy-mpiexec beside the driver, else mpiexec)")
+    parser.add_argument("--srun-mpi", metavar="TYPE",
+                        help="under srun, the PMI (--mpi=TYPE; default $SLURM_MPI_TYPE, else what the driver's "
+                             "MPI needs: MPICH pmi2, Open MPI pmix)")
+    parser.add_argument("--timeout", default="600", help="seconds before a run counts as failed (default: %(default)s)")
     parser.add_argument("--size", default="1536", help="m = n = k, K/M/G suffixes (default: %(default)s)")
     parser.add_argument("--panels", default="16,32,64,128,256,512",
                         help="comma-separated panel widths (default: %(default)s)")
@@ -53,11 +64,11 @@ def parse_args(argv):
     try:
         args.size = cli.size(args.size, "--size")
         args.panels = cli.unique(cli.size(p, "--panels") for p in cli.split_list(args.panels))
-        for name in ("single_tier_ranks", "multi_tier_ranks", "reps"):
+        for name in ("single_tier_ranks", "multi_tier_ranks", "reps", "timeout"):
             setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-")))
         args.threads = 0 if str(args.threads).strip() == "0" else cli.positive_int(args.threads, "--threads")
         args.output_format = cli.record_format(args.output) if args.output else None
-        args.launcher, _ = launcher.resolve(args.mpiexec, args.driver)
+        args.launcher_kind = launcher.choose(args.launcher_kind, args.mpiexec)
     except cli.UsageError as error:
         parser.error(str(error))
     if not args.panels:
@@ -66,25 +77,83 @@ def parse_args(argv):
     for mode in args.modes:
         if mode not in MODES:
             parser.error(f"--modes: unknown mode '{mode}' (expected {', '.join(MODES)})")
+    try:
+        if args.launcher_kind == "srun":
+            if args.single_tier_ranks % args.multi_tier_ranks:
+                raise cli.UsageError(f"--single-tier-ranks {args.single_tier_ranks} is not a multiple of "
+                                     f"--multi-tier-ranks {args.multi_tier_ranks} (one multi-tier rank per node "
+                                     f"holds the node's cores)")
+            args.srun_mpi, _ = launcher.srun_mpi(args.srun_mpi, args.driver)
+            capacity = launcher.slurm_capacity()
+            for mode in args.modes:
+                ranks, cpus = geometry(args, mode)
+                launcher.check_srun_fits(f"mode {mode}", ranks, cpus, args.multi_tier_ranks, capacity,
+                                         "--single-tier-ranks/--multi-tier-ranks")
+            args.launcher = ["srun"]
+        else:
+            args.launcher, _ = launcher.resolve(args.mpiexec, args.driver)
+    except cli.UsageError as error:
+        parser.error(str(error))
     if not os.access(args.driver, os.X_OK):
         parser.error(f"--driver: '{args.driver}' is not an executable (build it with ninja summa_driver)")
     return args
 
 
+def geometry(args, mode):
+    """(ranks, CPUs per rank) of a mode: single-tier one rank per core, multi-tier one rank per node holding
+    the node's cores (single-tier ranks / multi-tier ranks)."""
+    if mode in ("mt", "proxy"):
+        return args.multi_tier_ranks, args.single_tier_ranks // args.multi_tier_ranks
+    return args.single_tier_ranks, 1
+
+
+def stop_group(process, grace=5.0):
+    """SIGTERM the run's process group (the launcher forwards it to the ranks), SIGKILL after `grace` s."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run_command(args, command):
+    """Run one launch in its own session, bounded by --timeout (the whole group is stopped then)."""
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+    except OSError as error:
+        fail(f"cannot run '{command[0]}': {error.strerror}")
+    try:
+        stdout, stderr = process.communicate(timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        stop_group(process)
+        fail(f"'{shlex.join(command)}' timed out after {args.timeout} s")
+    except BaseException:
+        stop_group(process)
+        raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
 def run_one(args, mode, panel, record_path):
     """Runs the driver once; its --output appends one JSON line to record_path. Returns that record."""
     multi_tier = mode in ("mt", "proxy")
-    ranks = args.multi_tier_ranks if multi_tier else args.single_tier_ranks
-    command = list(args.launcher) + ["-n", str(ranks), args.driver, "--size", str(args.size), "--panel", str(panel),
-               "--mode", mode, "--reps", str(args.reps), "--output", record_path]
+    ranks, cpus = geometry(args, mode)
+    if args.launcher_kind == "srun":
+        prefix = launcher.srun_prefix(ranks, cpus, args.multi_tier_ranks, args.srun_mpi)
+    else:
+        prefix = list(args.launcher) + ["-n", str(ranks)]
+    command = prefix + [args.driver, "--size", str(args.size), "--panel", str(panel),
+                        "--mode", mode, "--reps", str(args.reps), "--output", record_path]
     if multi_tier:
         command += ["--threads", str(args.threads)]
     if args.verify:
         command += ["--verify"]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True)
-    except OSError as error:
-        fail(f"cannot run '{command[0]}': {error.strerror}")
+    result = run_command(args, command)
     if result.returncode != 0:
         fail(f"'{shlex.join(command)}' failed ({result.returncode}):\n{result.stdout}{result.stderr}",
              cli.EXIT_VERIFICATION if result.returncode == cli.EXIT_VERIFICATION else cli.EXIT_FAILURE)

@@ -3,13 +3,19 @@ line, split like a shell would), else the environment variable MPIEXEC, else the
 next to the driver (`<driver dir>/proxy-mpiexec`, the MPI the project was configured with and the flags it
 needs here), else plain `mpiexec` from PATH."""
 import os
+import re
 import shlex
 import shutil
 from pathlib import Path
 
+from . import provenance
 from .cli import UsageError
 
 WRAPPER = "proxy-mpiexec"
+# The PMI srun must speak to each MPI (srun --mpi=TYPE; `srun --mpi=list` shows what a Slurm offers): Debian's
+# MPICH 4.0.2 has PMI-1/PMI-2 only (no PMIx; Slurm has no "pmi1" type); Debian's Open MPI 4.1.4 needs PMIx
+# (under pmi2 or none its MPI_Init aborts: "OMPI was not built with SLURM's PMI support").
+SRUN_MPI_TYPES = {"MPICH": "pmi2", "Open MPI": "pmix"}
 
 
 def driver_directory(driver):
@@ -40,3 +46,90 @@ def resolve(option, driver, environ=None):
         if wrapper.is_file() and os.access(wrapper, os.X_OK):
             return [str(wrapper)], "build"
     return ["mpiexec"], "default"
+
+
+def srun_mpi(setting, driver, environ=None, setting_name="--srun-mpi"):
+    """(type, source) of the PMI srun is told to use (`srun --mpi=TYPE`): the setting (option or spec),
+    else SLURM_MPI_TYPE, else the one the driver's MPI needs (SRUN_MPI_TYPES, from the library it links);
+    (None, "srun's default") when none of them says (a script driver, an unknown MPI)."""
+    environ = os.environ if environ is None else environ
+    for value, source in ((setting, setting_name), (environ.get("SLURM_MPI_TYPE"), "SLURM_MPI_TYPE")):
+        if value is None or value == "":
+            continue
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", str(value)):
+            raise UsageError(f"{source} '{value}' is not an srun MPI type (see srun --mpi=list: pmi2, pmix, none, ...)")
+        return str(value), source
+    library = provenance.mpi_library(str(driver)) if driver else None
+    if library in SRUN_MPI_TYPES:
+        return SRUN_MPI_TYPES[library], f"the driver's MPI, {library}"
+    return None, "srun's default"
+
+
+def choose(requested, mpiexec_option, environ=None):
+    """'mpiexec' or 'srun' for a tool's --launcher: auto is srun inside a Slurm allocation (SLURM_JOB_ID
+    set) unless an mpiexec command line was given, else mpiexec."""
+    environ = os.environ if environ is None else environ
+    try:
+        words = shlex.split(mpiexec_option or "")
+    except ValueError:
+        words = []  # resolve() reports it
+    if words and os.path.basename(words[0]) == "srun":
+        # srun as an mpiexec gets one -n for every mode: no CPUs per task, so unequal set-ups (issue 26).
+        raise UsageError(f"--mpiexec '{mpiexec_option}': use --launcher srun (and --srun-mpi TYPE), which gives "
+                         "each mode its own tasks and CPUs")
+    if requested == "auto":
+        return "srun" if environ.get("SLURM_JOB_ID") and mpiexec_option is None else "mpiexec"
+    if requested == "srun" and mpiexec_option is not None:
+        raise UsageError("--mpiexec and --launcher srun: give one launcher (srun's PMI is --srun-mpi)")
+    return requested
+
+
+def srun_prefix(tasks, cpus_per_task, nodes, mpi_type, cpu_bind="cores"):
+    """The srun part of a step that gives each of `tasks` ranks `cpus_per_task` CPUs on `nodes` nodes,
+    bound to cores, started with the PMI `mpi_type` (none given: srun's default)."""
+    command = ["srun", "-n", str(tasks), "-N", str(nodes), f"--cpus-per-task={cpus_per_task}",
+               f"--cpu-bind={cpu_bind}"]
+    return command + ([f"--mpi={mpi_type}"] if mpi_type else [])
+
+
+def _cpus_per_node(text):
+    """SLURM_JOB_CPUS_PER_NODE ('2', '4(x3),2') as one count per node."""
+    counts = []
+    for item in text.split(","):
+        match = re.fullmatch(r"\s*([0-9]+)(?:\(x([0-9]+)\))?\s*", item)
+        if match:
+            counts += [int(match.group(1))] * int(match.group(2) or 1)
+    return counts
+
+
+def slurm_capacity(environ=None, timeout=10):
+    """(where, nodes, CPUs of the smallest node) that srun steps can use: the allocation this runs in
+    (SLURM_JOB_ID, SLURM_JOB_NUM_NODES, SLURM_JOB_CPUS_PER_NODE), else the cluster as sinfo shows it (each
+    srun then makes its own allocation); None when neither says."""
+    environ = os.environ if environ is None else environ
+    if environ.get("SLURM_JOB_ID"):
+        counts = _cpus_per_node(environ.get("SLURM_JOB_CPUS_PER_NODE", ""))
+        nodes = int(environ.get("SLURM_JOB_NUM_NODES") or len(counts) or 0)
+        if not counts or not nodes:
+            return None
+        return f"the allocation (SLURM_JOB_ID={environ['SLURM_JOB_ID']})", nodes, min(counts)
+    try:
+        import subprocess
+        done = subprocess.run(["sinfo", "-h", "-N", "-o", "%c"], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    counts = [int(word) for word in done.stdout.split() if word.isdigit()] if done.returncode == 0 else []
+    return ("the cluster (sinfo)", len(counts), max(counts)) if counts else None
+
+
+def check_srun_fits(what, tasks, cpus_per_task, nodes, capacity, options="--cores/--nodes"):
+    """A step that asks for more nodes or CPUs per node than `capacity` (slurm_capacity) would wait in the
+    queue for ever: a usage error naming the numbers (and the tool's `options` that set them)."""
+    if capacity is None:
+        return
+    where, have_nodes, have_cpus = capacity
+    per_node = -(-tasks // nodes) * cpus_per_task
+    if nodes > have_nodes or per_node > have_cpus:
+        raise UsageError(f"{what} needs {tasks} task(s) x {cpus_per_task} CPU(s) on {nodes} node(s), "
+                         f"{per_node} CPUs per node, but {where} has {have_nodes} node(s) of {have_cpus} CPUs: "
+                         f"srun would wait for ever (ask for more, or lower {options})")

@@ -8,7 +8,8 @@ PROXY_*/OMP_* settings and machine load. The field names are the ones the C++ dr
   mpi       MPI library and version: the driver's own (its record's, from MPI_Get_library_version), else
             the library from its dynamic links and the version its launcher reports
   launcher  the launcher and its version ('srun (slurm) 22.05.8', 'mpiexec (Hydra) 4.0.2')
-  slurm_job_id, slurm_mpi_type  SLURM_JOB_ID and SLURM_MPI_TYPE of the run's environment, null outside Slurm
+  slurm_job_id, slurm_mpi_type  SLURM_JOB_ID of the run's environment; the PMI srun was given (--mpi=TYPE),
+            else SLURM_MPI_TYPE; null outside Slurm
   compiler  the compiler that built the driver (its ELF .comment, e.g. 'GCC: (Debian 12.2.0-14) 12.2.0')
   blas      the BLAS library the driver links (file name), null when it links none
   env       every PROXY_* and OMP_* variable of the run's environment (a dict; JSON text in CSV)
@@ -79,12 +80,17 @@ def blas(driver):
     return None
 
 
+def mpi_library(driver):
+    """'MPICH' or 'Open MPI': the MPI library the driver links (ldd); None when it links neither."""
+    links = _links(driver)
+    return "MPICH" if "libmpich" in links else ("Open MPI" if re.search(r"libmpi\.so", links) else None)
+
+
 @lru_cache(maxsize=None)
 def mpi(driver, launcher):
     """'MPICH 4.0.2', 'Open MPI 4.1.4', ...: the library the driver links (ldd) and the version its
     launcher reports (`LAUNCHER --version`); whatever part is known, None when nothing is."""
-    links = _links(driver)
-    library = "MPICH" if "libmpich" in links else ("Open MPI" if re.search(r"libmpi\.so", links) else None)
+    library = mpi_library(driver)
     text = _version_text(tuple(launcher))
     version = None
     if re.match(r"\s*slurm", text):
@@ -109,7 +115,7 @@ def launcher_version(launcher):
         return None
     text = _version_text(tuple(launcher))
     name = os.path.basename(launcher[0])
-    for pattern, kind in ((r"^\s*slurm\s+([0-9][\w.]*)", "slurm"), (r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"),
+    for pattern, kind in ((r"^\s*slurm(?:-wlm)?\s+([0-9][\w.]*)", "slurm"), (r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"),
                           (r"HYDRA[\s\S]*?Version:\s*([0-9][\w.]*)", "Hydra")):
         match = re.search(pattern, text)
         if match:
@@ -149,12 +155,13 @@ def load():
         return None
 
 
-def before_run(driver, launcher, environ):
-    """The provenance of a run about to start (load_1m_after is filled by after_run)."""
+def before_run(driver, launcher, environ, mpi_type=None):
+    """The provenance of a run about to start (load_1m_after is filled by after_run); mpi_type is the PMI
+    the launch gives srun (--mpi=TYPE), recorded as slurm_mpi_type over SLURM_MPI_TYPE."""
     return {"time_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "host": socket.gethostname(), "commit": commit(), "mpi": mpi(str(driver), tuple(launcher)),
             "launcher": launcher_version(tuple(launcher)), "slurm_job_id": environ.get("SLURM_JOB_ID"),
-            "slurm_mpi_type": environ.get("SLURM_MPI_TYPE"),
+            "slurm_mpi_type": mpi_type or environ.get("SLURM_MPI_TYPE"),
             "compiler": compiler(str(driver)), "blas": blas(str(driver)), "env": settings(environ),
             "load_1m": load(), "load_1m_after": None}
 

@@ -66,7 +66,7 @@ class TestLaunch(unittest.TestCase):
             (folder / name).write_text(FAKE_LAUNCHER)
             (folder / name).chmod(0o755)
         self.log = self.dir / "launch.log"
-        self.env = {k: v for k, v in os.environ.items() if k not in ("MPIEXEC", "SLURM_JOB_ID")}
+        self.env = {k: v for k, v in os.environ.items() if k not in ("MPIEXEC", "SLURM_JOB_ID", "SLURM_MPI_TYPE")}
         self.env.update(FAKE_LAUNCH_LOG=str(self.log), PATH=f"{self.path}:{os.environ['PATH']}")
 
     def tearDown(self):
@@ -131,7 +131,9 @@ class TestLaunch(unittest.TestCase):
                     "--ranks", "1", "2", "--out", out], env=env)
         self.assertEqual(done.returncode, 1, done.stderr)
         self.assertIn("the run wrote 2 records, expected 1: were its ranks started as separate jobs? (under srun, "
-                      "MPICH needs --launcher-arg=--mpi=pmi2 or SLURM_MPI_TYPE=pmi2)", done.stderr)
+                      "the MPI needs its PMI: srun_mpi or --srun-mpi, e.g. pmi2 for MPICH, pmix for Open MPI)",
+                      done.stderr)
+        self.assertTrue(all("--mpi=none" in e for e in read_jsonl(self.log) if e[-1] != "--version"))
         rows = {r["ranks"]: r for r in read_csv(out / "summary.csv")}
         self.assertEqual((rows["1"]["status"], rows["2"]["status"]), ("ok", "failed"))
         self.assertEqual(rows["2"]["runs_ok"], "0")  # no median over the two 1-rank records
@@ -156,8 +158,72 @@ class TestLaunch(unittest.TestCase):
                          "srun would misread (its one-dash options take one letter): under srun give the binding "
                          "as cpu_bind (--cpu-bind) and srun's own flags")
         self.assertFalse(self.log.exists())
-        self.assertEqual(self.sweep("--launcher", "srun", "--launcher-arg=--mpi=pmi2")[0][:4],
-                         ["srun", "-n", "1", "--mpi=pmi2"])
+        self.assertEqual(self.sweep("--launcher", "srun", "--launcher-arg=--exclusive")[0][:3], ["srun", "-n", "1"])
+        done = run([SWEEP, "--driver", self.driver, "--launcher", "srun", "--param", "mode", "sync",
+                    "--launcher-arg=--mpi=pmi2", "--out", self.dir / "refused"], env=self.env)
+        self.assertEqual((done.returncode, done.stderr.strip()), (2, "sweep: error: launcher argument '--mpi=pmi2': "
+                         "give srun's PMI as srun_mpi (--srun-mpi TYPE), which the sweep passes to srun and records"))
+
+    def test_srun_mpi_setting(self):
+        """srun's PMI: --srun-mpi over the spec's srun_mpi over SLURM_MPI_TYPE; passed as --mpi=TYPE after the
+        point's placement and recorded as slurm_mpi_type; a script driver with none of them gets no --mpi."""
+        spec = self.dir / "spec.toml"
+        spec.write_text('srun_mpi = "pmix"\n')
+        env = dict(self.env, SLURM_MPI_TYPE="pmi2")
+        cases = [((), self.env, None), ((), env, "pmi2"), (("--spec", spec), env, "pmix"),
+                 (("--spec", spec, "--srun-mpi", "none"), env, "none")]
+        for args, environ, expected in cases:
+            out = self.dir / f"mpi{len(list(self.dir.glob('mpi*')))}"
+            launches = self.sweep("--launcher", "srun", "--ranks", "2", "--out", out, *args, env=environ)
+            self.assertEqual(launches[0][:4], ["srun", "-n", "2", f"--mpi={expected}"] if expected
+                             else ["srun", "-n", "2", str(self.driver)])
+            self.assertEqual(read_csv(out / "summary.csv")[0]["prov_slurm_mpi_type"], expected or "")
+        done = run([SWEEP, "--driver", self.driver, "--launcher", "srun", "--srun-mpi", "pmi 2", "--out",
+                    self.dir / "bad"], env=self.env)
+        self.assertEqual((done.returncode, done.stderr.strip()), (2, "sweep: error: --srun-mpi 'pmi 2' is not an srun "
+                         "MPI type (see srun --mpi=list: pmi2, pmix, none, ...)"))
+
+    def test_srun_timeout_names_the_pending_reason(self):
+        """A point srun cannot place waits in the queue until the sweep's timeout: the failure names the job's
+        pending reason (squeue) and what srun said, not only the timeout."""
+        (self.path / "srun").write_text("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'slurm 22.05.8'; exit 0; }\n"
+                                        "echo 'srun: Requested partition configuration not available now' >&2\n"
+                                        "echo 'srun: job 17 queued and waiting for resources' >&2\nexec sleep 60\n")
+        (self.path / "squeue").write_text("#!/bin/sh\n[ \"$*\" = '-h -j 17 -o %T %r' ] && echo 'PENDING PartitionConfig'\n")
+        (self.path / "squeue").chmod(0o755)
+        done = run([SWEEP, "--driver", self.driver, "--launcher", "srun", "--param", "mode", "sync", "--ranks", "3",
+                    "--reps", "1", "--timeout", "2", "--out", self.dir / "pending"], env=self.env)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertEqual(read_csv(self.dir / "pending" / "summary.csv")[0]["failure"],
+                         "timed out after 2 s: srun's job 17 was still PENDING (reason PartitionConfig); srun: "
+                         "Requested partition configuration not available now | srun: job 17 queued and waiting "
+                         "for resources")
+
+    def test_compare_gives_srun_each_modes_geometry(self):
+        """compare --launcher srun (and auto inside an allocation): sync gets nodes x cores tasks of 1 CPU,
+        proxy one task per node of --cores CPUs, both bound to cores, with --srun-mpi's PMI; asking for more
+        CPUs per node than the allocation has is refused before any run, naming the numbers."""
+        env = dict(self.env, SLURM_JOB_ID="77", SLURM_JOB_NUM_NODES="2", SLURM_JOB_CPUS_PER_NODE="4(x2)")
+        for mode, geometry in (("sync", ["-n", "8", "-N", "2", "--cpus-per-task=1"]),
+                               ("proxy", ["-n", "2", "-N", "2", "--cpus-per-task=4"])):
+            self.log.unlink(missing_ok=True)
+            done = run([COMPARE, "--driver", self.driver, "--modes", mode, "--cores", "4", "--nodes", "2",
+                        "--srun-mpi", "pmix", "--timeout", "60"], env=env)
+            self.assertEqual(done.returncode, 1, done.stderr)  # the fake driver writes no record
+            self.assertEqual(self.launches()[0][:9], ["srun"] + geometry + ["--cpu-bind=cores", "--mpi=pmix",
+                                                                            str(self.driver)])
+        self.log.unlink(missing_ok=True)
+        done = run([COMPARE, "--driver", self.driver, "--modes", "mt", "--cores", "8", "--launcher", "srun"], env=env)
+        self.assertEqual((done.returncode, done.stderr.strip()), (2, "compare: error: mode mt needs 1 task(s) x 8 "
+                         "CPU(s) on 1 node(s), 8 CPUs per node, but the allocation (SLURM_JOB_ID=77) has 2 node(s) of "
+                         "4 CPUs: srun would wait for ever (ask for more, or lower --cores/--nodes)"))
+        self.assertFalse(self.log.exists())
+        done = run([COMPARE, "--driver", self.driver, "--launcher", "srun", "--mpiexec", "mpiexec"], env=env)
+        self.assertEqual((done.returncode, done.stderr.strip()), (2, "compare: error: --mpiexec and --launcher srun: "
+                         "give one launcher (srun's PMI is --srun-mpi)"))
+        done = run([COMPARE, "--driver", self.driver, "--mpiexec", "srun --mpi=pmi2"], env=env)
+        self.assertEqual((done.returncode, done.stderr.strip()), (2, "compare: error: --mpiexec 'srun --mpi=pmi2': use "
+                         "--launcher srun (and --srun-mpi TYPE), which gives each mode its own tasks and CPUs"))
 
     def test_other_tools_use_the_launcher(self):
         """compare, compare-panels and run-overlap launch with the same setting (--mpiexec here, then

@@ -127,7 +127,7 @@ class TestRobustness(unittest.TestCase):
         self.usage_error([SWEEP, "--spec", HERE / "bad_spec.toml", "--out", self.out],
                          f"sweep: error: spec file '{HERE / 'bad_spec.toml'}': unknown key 'repz' (known: cpu_bind, "
                          "cpus_per_task, driver, driver_args, env, groups, launcher, launcher_args, mpiexec, nodes, "
-                         "out, params, ranks, record_format, reps, timeout)")
+                         "out, params, ranks, record_format, reps, srun_mpi, timeout)")
         self.usage_error([SWEEP, "--driver", "/nonexistent/driver", "--out", self.out],
                          "sweep: error: driver '/nonexistent/driver' is not an executable file")
         self.usage_error([SWEEP, "--driver", FAKE, "--param", "panel", "--out", self.out],
