@@ -43,7 +43,7 @@ apps::Options make_options() {
               "ranks along x, y, z; their product must equal the number of ranks\n"
               "(default: split z, then y, keeping the unit-stride x whole)")
       .option("tol", "T", "stop when ||r||_2 / ||b||_2 <= T (T > 0)", "1e-8")
-      .option("max-iters", "K", "stop after K iterations at most", "500")
+      .option("max-iters", "K", "stop after K iterations at most (1 to 100000000)", "500")
       .option("threads", "T",
               "compute threads per rank in mt/proxy (0 = one per compute core of the\n"
               "rank's share of the node); sync/async run one thread per rank",
@@ -87,7 +87,7 @@ cg3d::RunSettings settings_from(const apps::Options& options, int ranks) {
   settings.tol = options.real("tol");
   if (!(settings.tol > 0.0))  // quote the text as given ("0", "-1"), not its value
     throw apps::UsageError("--tol must be greater than 0, got '" + options.value("tol") + "'");
-  settings.max_iterations = static_cast<int>(options.integer("max-iters", 1, (1 << 30) - 1));
+  settings.max_iterations = static_cast<int>(options.integer("max-iters", 1, cg3d::kMaxIterations));
   settings.threads = static_cast<int>(options.integer("threads", 0, 4096));
   settings.verify = options.flag_set("verify");
   if (options.has("output")) apps::record_format_for(options.value("output"));
@@ -114,10 +114,7 @@ apps::RunRecord make_record(const apps::Options& options, const cg3d::RunSetting
   const std::string mode(proxy::harness::to_string(settings.mode));
   const proxy::harness::Timings& t = report.timings;
   const apps::TimingRow row = apps::TimingRow::from(mode, t, per_iteration_count(report), ideal);
-  const std::string proxy_placement =
-      settings.mode != cg3d::Mode::proxy || report.progress == "cooperative"  // cooperative: no proxy core
-          ? "none"
-          : (report.shared_proxy ? "shared" : "dedicated");
+  const std::string proxy_placement = !report.proxy_core ? "none" : report.shared_proxy ? "shared" : "dedicated";
   const cg3d::Verification& v = report.verification;
   apps::RunRecord record;
   const auto& g = settings.global;
@@ -244,14 +241,10 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                            : apps::ideal_proxy_time(t.total_s, t.comm_s, node_width);
   if (env.rank() == 0) {
     print_report(settings, report, ideal, node_width, verbose);
-    if (options.has("output")) {
-      try {
-        make_record(options, settings, report, ideal, node_width, provenance).append_to(options.value("output"));
-      } catch (const std::exception& error) {
-        std::fprintf(stderr, "%s: error: %s\n", kProgram, error.what());
-        return apps::kExitRunFailure;  // rank 0 only; the run itself succeeded and every rank still finalises
-      }
-    }
+    return apps::finish_run(
+        kProgram, options.has("output") ? options.value("output") : std::string(),
+        [&] { return make_record(options, settings, report, ideal, node_width, provenance); },
+        settings.verify && !report.verification.passed);
   }
   return settings.verify && !report.verification.passed ? apps::kExitVerificationFailed : apps::kExitSuccess;
 }

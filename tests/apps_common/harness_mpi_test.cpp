@@ -109,6 +109,46 @@ TEST_P(HarnessModes, RunsEveryStepAfterItsDataWithTimingsThatAddUp) {
   EXPECT_GE(owners, 1);
 }
 
+// A data-dependent end (Steps::done_after, lookahead 0): units of 2 steps, asked after each unit's last
+// step; the run ends after unit 2 (steps 0-5) of a cap of 20 steps, in every mode, with every step up to
+// there computed after its data and none after it. done_after sees the unit's exchange already arrived.
+TEST_P(HarnessModes, DoneAfterEndsTheRunAtTheUnitItSays) {
+  const auto [mode, lookahead] = GetParam();
+  if (lookahead != 0) GTEST_SKIP() << "done_after needs lookahead 0";
+  const proxy::Environment& env = proxy::test_util::environment();
+  Synthetic app(20);
+  proxy::harness::Session session(env, mode, proxy::harness::is_multi_tier(mode) ? 2 : 1);
+  const int threads = session.threads();
+  proxy::harness::Steps steps = steps_for(app, 0, env.size());
+  steps.steps_per_unit = 2;
+  std::vector<int> asked;
+  steps.done_after = [&](int unit) {
+    asked.push_back(unit);
+    EXPECT_EQ(app.arrived[2 * unit + 1], env.size() * (2 * unit + 2.0)) << "unit " << unit;
+    return unit == 2;
+  };
+  session.run(steps);
+  EXPECT_EQ(asked, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(app.missing.load(), 0);
+  for (int s = 0; s < app.count; ++s) EXPECT_EQ(app.calls[s].load(), s < 6 ? 2 * threads : 0) << "step " << s;
+}
+
+// done_after with lookahead 1 is refused before anything runs (the next exchange would already be in flight).
+TEST(HarnessDoneAfter, NeedsLookaheadZero) {
+  const proxy::Environment& env = proxy::test_util::environment();
+  Synthetic app(4);
+  proxy::harness::Session session(env, Mode::sync, 1);
+  proxy::harness::Steps steps = steps_for(app, 1, env.size());
+  steps.done_after = [](int) { return true; };
+  try {
+    session.run(steps);
+    ADD_FAILURE() << "no error";
+  } catch (const proxy::Error& error) {
+    EXPECT_STREQ(error.what(), "Steps: done_after needs lookahead 0 and no early-bird parts (lookahead 1, ready_parts 0)");
+  }
+  for (int s = 0; s < app.count; ++s) EXPECT_EQ(app.calls[s].load(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllModes, HarnessModes,
     ::testing::Values(Case{Mode::sync, 0}, Case{Mode::async, 0}, Case{Mode::mt, 0}, Case{Mode::proxy, 0},

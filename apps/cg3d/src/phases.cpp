@@ -1,7 +1,9 @@
 #include "cg3d/phases.hpp"
 
 #include <cassert>
+#include <limits>
 #include <span>
+#include <string>
 
 #include <proxy/harness/timed_wait.hpp>
 
@@ -48,29 +50,35 @@ proxy::Ticket Exchange::start(proxy::ProxyThread& proxy) {
   return proxy.start(plan_);
 }
 
-proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm) {
+proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, int units) {
   // Shared by the closures: the phases and which exchange is in flight (lookahead 0: at most one).
   struct Table {
     std::vector<Phase> phases;
     int in_flight = 0;
+    const Phase& of(int step) const { return phases[static_cast<std::size_t>(step) % phases.size()]; }
   };
+  const auto per_unit = static_cast<long long>(phases.size());
+  if (units < 1 || per_unit * units > std::numeric_limits<int>::max())
+    throw proxy::harness::InvalidSettings(std::to_string(units) + " iterations of " + std::to_string(per_unit) +
+                                          " steps do not fit a run");
   auto table = std::make_shared<Table>(Table{std::move(phases), 0});
   proxy::harness::Steps steps;
-  steps.count = static_cast<int>(table->phases.size());
+  steps.count = static_cast<int>(per_unit * units);
   steps.lookahead = 0;
-  steps.unit = "step";
-  steps.steps_per_unit = 1;
+  steps.unit = units == 1 ? "step" : "iteration";
+  steps.steps_per_unit = units == 1 ? 1 : static_cast<int>(per_unit);
+  steps.part = units == 1 ? nullptr : "step";
   steps.post = [table, comm](int e) {
     table->in_flight = e;
-    table->phases[e].exchange->post(comm);
+    table->of(e).exchange->post(comm);
   };
-  steps.complete = [table] { table->phases[table->in_flight].exchange->complete(); };
-  steps.start_on_proxy = [table](proxy::ProxyThread& proxy, int e) { return table->phases[e].exchange->start(proxy); };
+  steps.complete = [table] { table->of(table->in_flight).exchange->complete(); };
+  steps.start_on_proxy = [table](proxy::ProxyThread& proxy, int e) { return table->of(e).exchange->start(proxy); };
   steps.compute_inner = [table](int s, proxy::harness::StepThread team) {
-    if (table->phases[s].inner) table->phases[s].inner(team);
+    if (table->of(s).inner) table->of(s).inner(team);
   };
   steps.compute_boundary = [table](int s, proxy::harness::StepThread team) {
-    if (table->phases[s].boundary) table->phases[s].boundary(team);
+    if (table->of(s).boundary) table->of(s).boundary(team);
   };
   return steps;
 }

@@ -77,8 +77,6 @@ void add(Timings& sum, const Timings& t) noexcept {
   sum.wait_s += t.wait_s;
 }
 
-std::string iteration_context(int k) { return "iteration " + std::to_string(k) + ", "; }
-
 // Everything a variant's phases refer to; lives until the report is done.
 struct Solve {
   proxy::harness::Session& session;
@@ -119,7 +117,7 @@ Timings solve_classic(Solve& solve, Exchange& x_halo, Exchange& p_halo, Exchange
   start_out = make_steps({start, Phase{&rr_sum, {}, {}}}, world);
   // alpha from the same reduced values on every thread and rank: the same bits in phases 2 and 3.
   const auto alpha = [&state, &pq_sum] { return state.rr / pq_sum.sums()[0]; };
-  const proxy::harness::Steps iteration = make_steps(
+  proxy::harness::Steps iteration = make_steps(
       {Phase{&p_halo,
              [&block, &split](StepThread team) {
                apply(block.p, block.q, block.stencil, split.inner, progress_of(team));
@@ -137,17 +135,19 @@ Timings solve_classic(Solve& solve, Exchange& x_halo, Exchange& p_halo, Exchange
              [&block, &state, &rr_sum](StepThread) {
                update_direction(block.p, block.r, rr_sum.sums()[0] / state.rr);
              }}},
-      world);
+      world, solve.settings.max_iterations);
+  // After each iteration, on the master: the new r.r, and whether to stop.
+  iteration.done_after = [&](int) {
+    state.rr = rr_sum.sums()[0];
+    ++report.iterations;
+    report.history.push_back(std::sqrt(state.rr) / solve.norm_b);
+    return stop_after(report.history.back(), report.iterations, solve.settings);
+  };
 
   Timings mine = solve.session.run(start_out, "the start, ");
   state.rr = rr_sum.sums()[0];
   report.history.push_back(std::sqrt(state.rr) / solve.norm_b);
-  while (!stop_after(report.history.back(), report.iterations, solve.settings)) {
-    add(mine, solve.session.run(iteration, iteration_context(report.iterations + 1)));
-    state.rr = rr_sum.sums()[0];
-    ++report.iterations;
-    report.history.push_back(std::sqrt(state.rr) / solve.norm_b);
-  }
+  if (!stop_after(report.history.back(), report.iterations, solve.settings)) add(mine, solve.session.run(iteration));
   return mine;
 }
 
@@ -175,7 +175,9 @@ Timings solve_pipelined(Solve& solve, Exchange& x_halo, Exchange& r_halo, Exchan
                dot(block.r, block.r, block.partials, &block.w, &block.r);
              }}},
       world);
-  const proxy::harness::Steps iteration = make_steps(
+  // Unit i reduces (gamma, delta) of iteration i; the unit that finds gamma small enough only reduces, so
+  // max_iterations updates take max_iterations + 1 units.
+  proxy::harness::Steps iteration = make_steps(
       {Phase{&w_exchange,
              [&block, &split](StepThread team) {
                apply(block.w, block.q, block.stencil, split.inner, progress_of(team));
@@ -190,22 +192,25 @@ Timings solve_pipelined(Solve& solve, Exchange& x_halo, Exchange& r_halo, Exchan
                pipelined_update({block.x, block.r, block.w, block.p, block.s, block.z, block.q}, step.alpha,
                                 step.beta, block.partials);
              }}},
-      world);
-
-  Timings mine = solve.session.run(start_out, "the start, ");
-  for (int i = 0;; ++i) {
-    state.iteration = i;
-    add(mine, solve.session.run(iteration, iteration_context(i + 1)));
+      world, settings.max_iterations + 1);
+  // After unit i, on the master: the history, whether to stop, and the scalars iteration i + 1 needs.
+  iteration.done_after = [&](int i) {
     const auto [gamma, delta] = w_exchange.sums();
     report.history.push_back(std::sqrt(gamma) / norm_b);
     if (stop_after(report.history.back(), i, settings)) {
       report.iterations = i;
-      break;
+      return true;
     }
     const StepLengths step = pipelined_step(i, gamma, delta, state.previous_gamma, state.previous_alpha);
     state.previous_gamma = gamma;
     state.previous_alpha = step.alpha;
-  }
+    state.iteration = i + 1;
+    return false;
+  };
+
+  Timings mine = solve.session.run(start_out, "the start, ");
+  state.iteration = 0;
+  add(mine, solve.session.run(iteration));
   return mine;
 }
 
@@ -263,6 +268,9 @@ void validate(const RunSettings& s, int ranks) {
   if (!(s.tol > 0.0)) throw InvalidSettings("--tol must be greater than 0, got '" + number_text(s.tol) + "'");
   if (s.max_iterations < 1)
     throw InvalidSettings("--max-iters must be at least 1, got '" + std::to_string(s.max_iterations) + "'");
+  if (s.max_iterations > kMaxIterations)
+    throw InvalidSettings("--max-iters must be at most " + std::to_string(kMaxIterations) + ", got '" +
+                          std::to_string(s.max_iterations) + "'");
   // The grid, geometry and threads are RedBlack3D's: its checks and messages.
   redblack3d::RunSettings grid;
   grid.global = s.global;
@@ -311,6 +319,7 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   report.oversubscribed = session.any_oversubscribed();
   report.placement = session.rank0_placement();
   report.progress = std::string(session.progress());
+  report.proxy_core = session.proxy_keeps_a_core();
   if (settings.on_placement) settings.on_placement(session);
   if (settings.on_comm_failure) session.on_comm_failure(settings.on_comm_failure);
   if (proxy::ProxyThread* proxy = session.proxy())

@@ -39,6 +39,30 @@ void exchange_timed(const Steps& steps, int e, Timings& t) {
   t.wait_s += done - posted;
 }
 
+// Whether the run ends after step s: the last step of a unit for which done_after says so.
+bool done_after_step(const Steps& steps, int s) {
+  const int per_unit = std::max(steps.steps_per_unit, 1);
+  return steps.done_after && (s + 1) % per_unit == 0 && steps.done_after(s / per_unit);
+}
+
+// The same inside a team's parallel region: the master asks, every thread learns the answer at a barrier
+// (all threads call it alike). A throw becomes `failure` and ends the run as `failed`.
+bool team_done_after_step(const Steps& steps, int s, std::exception_ptr& failure, bool& failed, bool& done) {
+  const int per_unit = std::max(steps.steps_per_unit, 1);
+  if (!steps.done_after || (s + 1) % per_unit != 0) return false;  // no barrier within a unit
+#pragma omp master
+  {
+    try {
+      done = steps.done_after(s / per_unit);
+    } catch (...) {
+      failure = std::current_exception();
+      failed = done = true;
+    }
+  }
+#pragma omp barrier
+  return done;
+}
+
 void compute(const Steps& steps, int s, StepThread team) {
   steps.compute_inner(s, team);
   if (steps.compute_boundary) steps.compute_boundary(s, team);
@@ -53,6 +77,7 @@ Timings run_sync(const Steps& steps, int& at) {
     const double compute_start = now();
     compute(steps, s, StepThread{});
     t.compute_s += now() - compute_start;
+    if (done_after_step(steps, s)) break;
   }
   t.total_s = now() - begin;
   return t;
@@ -78,6 +103,7 @@ Timings run_async(const Steps& steps, int& at) {
     t.comm_s += (inner_start - post_start) + (boundary_start - wait_start);
     t.wait_s += boundary_start - wait_start;
     t.compute_s += (wait_start - inner_start) + (end - boundary_start);
+    if (done_after_step(steps, s)) break;
   }
   t.total_s = now() - begin;
   return t;
@@ -88,6 +114,7 @@ Timings run_mt(const Steps& steps, int threads, int& at) {
   Timings t;                   // the master's
   std::exception_ptr failure;  // set by the master, read by all after a barrier
   bool failed = false;
+  bool done = false;  // done_after's answer, likewise
   const double begin = now();
 #pragma omp parallel num_threads(threads)
   {
@@ -118,6 +145,7 @@ Timings run_mt(const Steps& steps, int threads, int& at) {
 #pragma omp barrier
 #pragma omp master
       t.compute_s += now() - compute_start;
+      if (team_done_after_step(steps, s, failure, failed, done)) break;
     }
   }
   t.total_s = now() - begin;
@@ -131,6 +159,7 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
   Timings t;                   // the master's
   std::exception_ptr failure;  // set by the master, read by all after a barrier
   bool failed = false;
+  bool done = false;  // done_after's answer, likewise
   if (steps.prepare_proxy) steps.prepare_proxy(proxy);
   const double begin = now();
   try {
@@ -182,6 +211,7 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
         failed = failure != nullptr;
       }
       if (!finish_proxy_step(steps, s, team, failed, wait_end, t)) break;  // early_bird_loop.cpp
+      if (team_done_after_step(steps, s, failure, failed, done)) break;
     }
   }
   t.total_s = now() - begin;
@@ -194,6 +224,9 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
 Timings Session::run(const Steps& steps, std::string_view context) {
   // A negative count is an overflowed derivation (2 x iterations past INT_MAX): never a silent empty run.
   if (steps.count < 0) throw InvalidSettings("a run of " + std::to_string(steps.count) + " steps (an overflowed count)");
+  if (steps.done_after && (steps.lookahead != 0 || steps.ready_parts > 0))
+    throw Error("Steps: done_after needs lookahead 0 and no early-bird parts (lookahead " +
+                std::to_string(steps.lookahead) + ", ready_parts " + std::to_string(steps.ready_parts) + ")");
   int at = 0;
   try {
     switch (mode_) {
@@ -203,8 +236,9 @@ Timings Session::run(const Steps& steps, std::string_view context) {
       case Mode::proxy: return run_proxy(steps, *proxy_, placement_.threads, at);
     }
   } catch (const CommError& error) {
-    const std::string where = std::string(context) + steps.unit + " " +
-                              std::to_string(at / std::max(steps.steps_per_unit, 1) + 1);
+    const int per_unit = std::max(steps.steps_per_unit, 1);
+    std::string where = std::string(context) + steps.unit + " " + std::to_string(at / per_unit + 1);
+    if (steps.part != nullptr) where += std::string(", ") + steps.part + " " + std::to_string(at % per_unit + 1);
     fail(std::make_exception_ptr(RunError(mode_, where, env_.rank(), error)));
   }
   return {};

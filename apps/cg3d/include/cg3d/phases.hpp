@@ -3,10 +3,9 @@
 // of one vector, a sum over the ranks of one or two values, or both in one plan), then a compute split into
 // the part that may overlap it (inner) and the part that needs it (boundary).
 //
-// The harness's Steps run a fixed count, but CG's iteration count depends on the data: the solver runs
-// one iteration's phases per Session::run and decides between runs, from reduced values that every rank
-// holds bit for bit alike, whether to go on (solver.cpp). That loop, and this table of phases, are the
-// whole extension CG needs on top of the harness.
+// CG's iteration count depends on the data: the iterations run as one Session::run of up to max-iters
+// units of the iteration's phases, and Steps::done_after decides after each unit, on the master, from
+// reduced values that every rank holds bit for bit alike, whether to go on (solver.cpp).
 //
 // Thread contract: build Exchanges and Phases on the main thread, before the Session (the halo's
 // datatypes); commit() in proxy mode once the Session's proxy runs. post/complete/start run where the
@@ -77,7 +76,10 @@ struct Phase {
   std::function<void(proxy::harness::StepThread team)> boundary;  // after it; may be empty
 };
 
-// One harness step per phase, in order (unit "step": a failure reads "iteration 7, step 2").
-proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm);
+// One harness step per phase, in order, `units` times over: one unit, unit "step" (a failure in the start
+// reads "the start, step 2"); more, unit "iteration" of one step per phase ("iteration 7, step 2"; the
+// caller sets done_after, and units is the cap). Throws proxy::harness::InvalidSettings when the steps
+// would not fit an int.
+proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, int units = 1);
 
 }  // namespace cg3d

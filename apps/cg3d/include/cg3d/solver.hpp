@@ -35,6 +35,9 @@ struct RunSettings {
   std::function<void(const std::exception&)> on_comm_failure;
 };
 
+// The most iterations a run may take (their steps must fit one harness run).
+inline constexpr int kMaxIterations = 100'000'000;
+
 // --verify's tolerances (solver.cpp says why).
 inline constexpr double kHistoryTolerance = 1e-10;  // max_k |h_k - h_serial_k| / h_serial_0, h_k = ||r_k|| / ||b||
 inline constexpr int kIterationSlack = 1;          // |iterations - serial iterations|
@@ -58,7 +61,8 @@ struct RunReport {
   int threads = 1;                  // compute threads per rank
   int ranks = 1;
   std::string placement;            // rank 0's, proxy::Placement::describe()
-  std::string progress;             // "dedicated" or "cooperative" (proxy mode), else "none"
+  std::string progress;             // the progress strategy's name (proxy mode), else "none"
+  bool proxy_core = false;          // the proxy thread kept a core of its own (Session::proxy_keeps_a_core)
   bool shared_proxy = false;        // any rank ran its proxy on a core shared with compute work
   bool oversubscribed = false;      // any rank had more threads or ranks than cores
   std::string proxy_statistics;     // rank 0's, proxy mode only

@@ -81,6 +81,13 @@ struct Steps {
   // sixth half-sweep, "panel 5" for SUMMA).
   const char* unit = "iteration";
   int steps_per_unit = 1;
+  // When set, a diagnostic also names the step within its unit: "iteration 3, step 2" with "step".
+  const char* part = nullptr;
+  // Optional (lookahead 0, no ready_parts): a data-dependent end, such as a solver's convergence test.
+  // Called on the master thread once unit u's last step has completed (its exchange and computes; in mt
+  // and proxy mode the team waits at a barrier meanwhile); true ends the run there, and `count` is only a
+  // cap. It must answer alike on every rank (decide from reduced values), or the ranks' runs diverge.
+  std::function<bool(int unit)> done_after;
 
   // Exchange `e` from the calling thread (sync, async, mt): post it without blocking, then complete it.
   // complete() must wait with a deadline (timed_wait.hpp: wait_all), never block in MPI: a peer that
