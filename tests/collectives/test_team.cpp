@@ -4,18 +4,22 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "proxy/error.hpp"
 #include "proxy/placement.hpp"
 #include "proxy/team.hpp"
 #include "proxy/topology.hpp"
-#include "proxy/topology.hpp"
+#include "proxy/detail/thread_rule.hpp"
 #include "team_test_support.hpp"
 
 namespace {
@@ -323,3 +327,39 @@ TEST(TeamErrors, MissingThreadTimesOutWithDiagnostic) {
 }
 
 }  // namespace
+
+// One thread index is one thread (checked builds, detail/thread_rule.hpp; elsewhere skipped): two threads
+// call barrier(0) at once; whichever comes second is refused through the handler (here it throws), the
+// first waits for thread 1 inside, and the main thread then joins as thread 1. Exactly one refusal in
+// every interleaving, and nothing waits on a timeout.
+TEST(TeamThreadRules, OneThreadIndexIsOneThread) {
+  if (!proxy::detail::kCheckThreadRules) GTEST_SKIP() << "thread rules are not checked in this build";
+  struct Refused : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  const auto previous = proxy::detail::set_thread_rule_handler([](const char* rule) { throw Refused(rule); });
+  proxy::TeamConfig config;
+  config.wait_timeout = std::chrono::milliseconds(120'000);
+  proxy::Team team(2, config);
+  std::atomic<int> refused{0};
+  std::string rule;
+  std::mutex mutex;
+  const auto thread_zero = [&] {
+    try {
+      team.barrier(0);
+    } catch (const Refused& e) {
+      const std::lock_guard<std::mutex> lock(mutex);
+      rule = e.what();
+      refused.fetch_add(1);
+    }
+  };
+  std::thread a(thread_zero), b(thread_zero);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (refused.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  team.barrier(1);  // the one inside completes
+  a.join();
+  b.join();
+  proxy::detail::set_thread_rule_handler(previous);
+  EXPECT_EQ(refused.load(), 1);
+  EXPECT_EQ(rule, "team collective: two calls with one thread index at once (every thread needs its own index, team.hpp)");
+}

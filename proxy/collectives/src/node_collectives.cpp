@@ -122,6 +122,7 @@ void NodeCollectives::await_segment(const NodeRequest& request, std::size_t segm
   const SlotOperation& slot = *slots_[request.slot];
   const std::uint64_t target = request.base + segment + 1;
   const auto done = [&] {
+    proxy_.progress_point();  // cooperative progress: the waiter moves the inter-node phase itself
     return slot.done.load(std::memory_order_acquire) >= target || slot.completed_epoch() >= request.epoch;
   };
   const Config& config = proxy_.config();

@@ -63,6 +63,7 @@ void Team::allreduce(int thread, const void* send, void* recv, std::size_t count
                      AllreduceAlgorithm algorithm) {
   Impl& m = *impl_;
   check_index("thread", thread, m.p);
+  const detail::ExclusiveSection::Guard own_index(m.slots[thread].user);
   const std::size_t element = reduction.element_size();
   if (algorithm == AllreduceAlgorithm::automatic) algorithm = choose_allreduce(count * element);
   m.for_each_strip(thread, send, recv, count, element, [&](std::uint64_t base, const char* in, char* out, std::size_t n) {

@@ -6,6 +6,7 @@ namespace proxy {
 void Team::barrier(int thread) {
   Impl& m = *impl_;
   team_detail::check_index("thread", thread, m.p);
+  const detail::ExclusiveSection::Guard own_index(m.slots[thread].user);
   if (m.p == 1) return;
   const std::uint64_t base = m.begin_epoch(thread);
   // "thread j - 2^s reached round s" is round s's signal.

@@ -56,6 +56,7 @@ void Team::broadcast(int thread, void* buffer, std::size_t bytes, int root, Broa
   Impl& m = *impl_;
   check_index("thread", thread, m.p);
   check_index("root", root, m.p);
+  const detail::ExclusiveSection::Guard own_index(m.slots[thread].user);
   if (m.p == 1 || bytes == 0) return;
   if (algorithm == BroadcastAlgorithm::automatic) algorithm = m.config.model.choose_broadcast(m.shape, bytes);
   const std::uint64_t base = m.begin_epoch(thread);

@@ -25,6 +25,7 @@
 #include "proxy/error.hpp"
 #include "proxy/team.hpp"
 #include "proxy/detail/notifier.hpp"
+#include "proxy/detail/thread_rule.hpp"
 
 namespace proxy {
 
@@ -50,6 +51,9 @@ struct alignas(kCacheLine) Slot {
   const void* input = nullptr;  // dissemination: the step-0 input
   unsigned char* scratch[2] = {nullptr, nullptr};  // fixed at construction
   std::uint64_t epoch = 0;                         // owner only
+  // Held by the thread inside a collective with this index (checked where thread rules are).
+  detail::ExclusiveSection user{
+      "team collective: two calls with one thread index at once (every thread needs its own index, team.hpp)"};
 };
 static_assert(sizeof(Slot) == 2 * kCacheLine, "flag and pointers each own a cache line");
 

@@ -69,6 +69,7 @@ void Team::reduce(int thread, const void* send, void* recv, std::size_t count, c
   Impl& m = *impl_;
   check_index("thread", thread, m.p);
   check_index("root", root, m.p);
+  const detail::ExclusiveSection::Guard own_index(m.slots[thread].user);
   const std::size_t element = reduction.element_size();
   if (algorithm == ReduceAlgorithm::automatic) algorithm = m.config.model.choose_reduce(m.shape, count * element);
   m.for_each_strip(thread, send, recv, count, element, [&](std::uint64_t base, const char* in, char* out, std::size_t n) {

@@ -53,6 +53,7 @@ void ProgressLoop::run(ProgressDriver& driver) {
 }
 
 ProgressLoop::Pass ProgressLoop::pass() {
+  const detail::ExclusiveSection::Guard one_runner(runner_);
   const RunningTheLoop running;
   now_ = -1.0;
   const std::size_t active_before = active_.size();
@@ -165,6 +166,7 @@ void ProgressLoop::leave_active_set(const ActiveOperation& entry) {
 }
 
 bool ProgressLoop::shut_down() {
+  const detail::ExclusiveSection::Guard one_runner(runner_);
   if (active_.empty() && channel_.queue.size_approx() == 0) return true;
   if (Notifier::Clock::now() < drain_deadline_) return false;
   // Out of patience. What cannot be cancelled (collectives) would leave MPI_Finalize waiting for a peer:

@@ -23,6 +23,7 @@
 #include "proxy/config.hpp"
 #include "proxy/detail/notifier.hpp"
 #include "proxy/detail/queue.hpp"
+#include "proxy/detail/thread_rule.hpp"
 #include "proxy/detail/timer.hpp"
 #include "proxy/operation.hpp"
 
@@ -118,6 +119,9 @@ class ProgressLoop {
   ProxyChannel& channel_;
   PlanRegistry& plans_;
   const Config& config_;
+  // pass() and shut_down(): one thread at a time (checked where thread rules are, detail/thread_rule.hpp).
+  detail::ExclusiveSection runner_{
+      "the progress loop: one thread at a time runs a pass (the proxy thread, or the progress token's holder)"};
   std::vector<ActiveOperation> active_;
   bool stopping_ = false;
   Notifier::Clock::time_point drain_deadline_;

@@ -12,7 +12,6 @@
 #pragma once
 
 #include <atomic>
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -20,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "proxy/detail/thread_rule.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -63,8 +63,9 @@ class MpscQueue {
     }
   }
 
-  // Consumer thread only. False when the queue is empty.
+  // Consumer thread only (checked where thread rules are: detail/thread_rule.hpp). False when empty.
   bool try_pop(T& item) noexcept {
+    const detail::ExclusiveSection::Guard one_consumer(consumer_);
     const std::size_t pos = head_.load(std::memory_order_relaxed);
     Cell& cell = cells_[pos & mask_];
     const std::size_t seq = cell.sequence.load(std::memory_order_acquire);
@@ -93,7 +94,8 @@ class MpscQueue {
   std::unique_ptr<Cell[]> cells_;
   alignas(kCacheLineSize) std::atomic<std::size_t> tail_{0};  // producers
   alignas(kCacheLineSize) std::atomic<std::size_t> head_{0};  // consumer
-  char padding_[kCacheLineSize - sizeof(std::atomic<std::size_t>)];
+  detail::ExclusiveSection consumer_{"MpscQueue::try_pop: one consumer thread at a time"};
+  char padding_[kCacheLineSize - sizeof(std::atomic<std::size_t>) - sizeof(detail::ExclusiveSection)];
 };
 
 }  // namespace proxy

@@ -1,0 +1,178 @@
+// bench_node_allreduce: the hierarchical allreduce of proxy::NodeCollectives (team reduce, the proxy's
+// MPI_Iallreduce among the ranks, team broadcast) against what hybrid MPI+OpenMP codes write today: the
+// threads sum their vectors into a shared one (an OpenMP worksharing loop over elements), the master calls
+// MPI_Allreduce, and a barrier releases the team. The same T threads per rank, the same vector of doubles
+// per thread, the same result on every thread of every rank (checked), one parallel region for all the
+// iterations of each form (no fork/join timed). Per iteration: a team barrier, the master's clock, the
+// allreduce, a team barrier, the clock; the figure is the mean over iterations of the slowest rank's time.
+// Run under mpiexec with any number of ranks; table on stdout from rank 0.
+//   mpiexec -n 2 build/bin/bench_node_allreduce --threads 1
+//   mpiexec -n 1 build/bin/bench_node_allreduce --threads 2
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "apps/common.hpp"
+#include "proxy/harness/session.hpp"
+#include "proxy/proxy.hpp"
+
+namespace {
+
+constexpr const char* kProgram = "bench_node_allreduce";
+
+int iterations_for(std::size_t bytes) {
+  return static_cast<int>(std::clamp<std::size_t>((std::size_t{16} << 20) / std::max<std::size_t>(bytes, 1), 20, 2000));
+}
+
+// Thread t of rank r contributes r * threads + t + 1 in every element: the sum is exact in doubles.
+double contribution(int rank, int threads, int t) { return rank * threads + t + 1.0; }
+
+struct Result {
+  double mean_us = 0.0;  // slowest rank's mean per iteration
+  bool correct = true;
+};
+
+// Runs `iterations` of one(t) inside one parallel region, timed by the master between team barriers; one(t)
+// must leave the sum in out[t]. Returns this rank's per-iteration times.
+template <class One>
+std::vector<double> timed_loop(int threads, int iterations, std::vector<std::vector<double>>& in, One&& one) {
+  std::vector<double> times(static_cast<std::size_t>(iterations));
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    for (int i = -2; i < iterations; ++i) {  // two warm-up iterations
+      std::fill(in[t].begin(), in[t].end(), in[t].front());  // dirty: the input is rewritten every time
+      double start = 0.0;
+#pragma omp barrier
+#pragma omp master
+      start = MPI_Wtime();
+      one(t);
+#pragma omp barrier
+#pragma omp master
+      if (i >= 0) times[static_cast<std::size_t>(i)] = MPI_Wtime() - start;
+    }
+  }
+  return times;
+}
+
+bool all_equal(const std::vector<std::vector<double>>& out, double expected) {
+  for (const auto& v : out)
+    for (double x : v)
+      if (x != expected) return false;
+  return true;
+}
+
+double mean_of_slowest(std::vector<double> times, const std::function<void(double*, int)>& max_over_ranks) {
+  max_over_ranks(times.data(), static_cast<int>(times.size()));
+  double total = 0.0;
+  for (double t : times) total += t;
+  return 1e6 * total / static_cast<double>(times.size());
+}
+
+// Today's hybrid code: OpenMP sums the threads' vectors, the master calls MPI_Allreduce, a barrier.
+Result hybrid_today(const proxy::Environment& env, int threads, std::size_t count, int iterations) {
+  std::vector<std::vector<double>> in(threads), out(threads, std::vector<double>(count));
+  for (int t = 0; t < threads; ++t) in[t].assign(count, contribution(env.rank(), threads, t));
+  std::vector<double> shared(count);
+  proxy::harness::bind_compute_threads(env, proxy::harness::placement_for(env, proxy::harness::Mode::mt, threads));
+  const auto times = timed_loop(threads, iterations, in, [&](int t) {
+#pragma omp for schedule(static)
+    for (std::size_t k = 0; k < count; ++k) {
+      double sum = 0.0;
+      for (int u = 0; u < threads; ++u) sum += in[u][k];
+      shared[k] = sum;
+    }  // implicit barrier
+#pragma omp master
+    MPI_Allreduce(MPI_IN_PLACE, shared.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM, env.world());
+#pragma omp barrier
+    std::copy(shared.begin(), shared.end(), out[t].begin());
+  });
+  const double ranks_threads = static_cast<double>(env.size()) * threads;
+  Result result;
+  result.correct = all_equal(out, ranks_threads * (ranks_threads + 1.0) / 2.0);
+  result.mean_us = mean_of_slowest(times, [&](double* v, int n) {
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, env.world());
+  });
+  return result;
+}
+
+// The runtime's node collective: team reduce, the proxy's inter-node phase, team broadcast.
+Result node_collectives(const proxy::Environment& env, int threads, std::size_t count, int iterations,
+                        std::string& placement) {
+  std::vector<std::vector<double>> in(threads), out(threads, std::vector<double>(count));
+  for (int t = 0; t < threads; ++t) in[t].assign(count, contribution(env.rank(), threads, t));
+  const proxy::Placement where = proxy::harness::placement_for(env, proxy::harness::Mode::proxy, threads);
+  placement = where.describe();
+  proxy::ProxyThread proxy(env.world(), where);
+  proxy::harness::bind_compute_threads(env, where);
+  proxy::Team team(threads, proxy::TeamConfig::from(proxy.config(), env.topology(), where));
+  proxy::NodeCollectives node(proxy, team, proxy.comm());
+  const proxy::Reduction sum = proxy::Reduction::builtin(proxy::DataType::float64, proxy::ReduceOp::sum);
+  const auto times = timed_loop(threads, iterations, in, [&](int t) {
+    proxy::NodeRequest request = node.allreduce(t, in[t].data(), out[t].data(), count, sum);
+    node.wait(t, request);
+  });
+  const double ranks_threads = static_cast<double>(env.size()) * threads;
+  Result result;
+  result.correct = all_equal(out, ranks_threads * (ranks_threads + 1.0) / 2.0);
+  result.mean_us = mean_of_slowest(times, [&](double* v, int n) {
+    proxy.call([&] { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
+  });
+  return result;
+}
+
+int run(proxy::Environment& env, int argc, char** argv) {
+  apps::Options options(kProgram,
+                        "The node collectives' hierarchical allreduce (team, proxy, team) against an OpenMP sum\n"
+                        "and MPI_Allreduce from the master, T threads per rank, doubles, slowest rank's mean.");
+  options.option("threads", "T", "threads per rank", "2")
+      .option("max-bytes", "B", "largest vector per thread, from 8 B in steps of x32 (K/M suffixes)", "1M");
+  options.epilog("Examples:\n  mpiexec -n 2 bench_node_allreduce --threads 1\n  mpiexec -n 1 bench_node_allreduce --threads 2");
+  int threads = 2;
+  std::size_t max_bytes = 0;
+  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
+    if (!options.parse(argc, argv)) return false;
+    threads = static_cast<int>(options.integer("threads", 1, 1024));
+    max_bytes = options.size("max-bytes");
+    if (max_bytes < 8) throw apps::UsageError("--max-bytes must be at least 8, got '" + options.value("max-bytes") + "'");
+    return true;
+  });
+  if (!parsed) {
+    if (env.rank() == 0) std::cout << options.answer();
+    return apps::kExitSuccess;
+  }
+  if (options.show_config_requested()) {
+    if (env.rank() == 0) std::cout << options.show_config();
+    return apps::kExitSuccess;
+  }
+  std::vector<std::size_t> sizes;
+  for (std::size_t bytes = 8; bytes <= max_bytes; bytes *= 32) sizes.push_back(bytes);
+  std::vector<Result> today;
+  for (std::size_t bytes : sizes) today.push_back(hybrid_today(env, threads, bytes / 8, iterations_for(bytes)));
+  std::string placement;
+  std::vector<Result> node;
+  for (std::size_t bytes : sizes) node.push_back(node_collectives(env, threads, bytes / 8, iterations_for(bytes), placement));
+  bool correct = true;
+  for (std::size_t i = 0; i < sizes.size(); ++i) correct = correct && today[i].correct && node[i].correct;
+  if (env.rank() == 0) {
+    std::printf("# %s: %d ranks x %d threads; node collectives' rank 0: %s\n", kProgram, env.size(), threads,
+                placement.c_str());
+    std::printf("%10s %14s %14s %10s\n", "bytes", "omp+mpi_us", "node_us", "speedup");
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      std::printf("%10zu %14.2f %14.2f %10.2f\n", sizes[i], today[i].mean_us, node[i].mean_us,
+                  today[i].mean_us / node[i].mean_us);
+    if (!correct) std::fprintf(stderr, "%s: error: a result differs from the exact sum\n", kProgram);
+  }
+  return correct ? apps::kExitSuccess : apps::kExitRunFailure;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return apps::driver_main(kProgram, argc, argv, [&](proxy::Environment& env) { return run(env, argc, argv); });
+}
