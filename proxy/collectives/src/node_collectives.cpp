@@ -6,7 +6,11 @@
 // node_barrier.cpp.
 #include "proxy/node_collectives.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <functional>
 #include <string>
+#include <thread>
 
 #include "node_slot_operation.hpp"
 #include "proxy/proxy_thread.hpp"
@@ -118,16 +122,39 @@ NodeRequest NodeCollectives::begin(int thread, NodeCollectiveKind kind, std::siz
   return request;
 }
 
+bool NodeCollectives::wait_until(const std::function<bool()>& done, Notifier::Clock::time_point deadline) const {
+  const Config& config = proxy_.config();
+  const auto spins = static_cast<unsigned long>(config.spin_count);
+  for (unsigned long i = 0;; ++i) {
+    if (done()) return true;
+    if (proxy_.needs_progress()) {
+      // Cooperative progress: the proxy thread sleeps, so the waiter moves the inter-node phase itself (a
+      // wait on the notifier alone would take the proxy's backstop interval per segment). Outside the
+      // notifier's wait: the pass publishes through that notifier.
+      proxy_.progress_point();
+      if (i < spins)
+        cpu_relax();
+      else
+        std::this_thread::yield();
+      if ((i & 63) == 63 && Notifier::Clock::now() >= deadline) return done();
+      continue;
+    }
+    // The proxy thread progresses (or nothing is left in flight): sleep on its notifications, a slice at a
+    // time, so that the loop looks again at whether this thread should progress.
+    const auto slice = std::min(deadline, Notifier::Clock::now() + std::chrono::milliseconds(10));
+    if (progress_->wait(done, config.wait_policy, slice, config.spin_count)) return true;
+    if (Notifier::Clock::now() >= deadline) return done();
+  }
+}
+
 void NodeCollectives::await_segment(const NodeRequest& request, std::size_t segment) const {
   const SlotOperation& slot = *slots_[request.slot];
   const std::uint64_t target = request.base + segment + 1;
   const auto done = [&] {
-    proxy_.progress_point();  // cooperative progress: the waiter moves the inter-node phase itself
     return slot.done.load(std::memory_order_acquire) >= target || slot.completed_epoch() >= request.epoch;
   };
   const Config& config = proxy_.config();
-  if (!done() && !progress_->wait(done, config.wait_policy, Notifier::Clock::now() + config.wait_timeout,
-                                  config.spin_count))
+  if (!wait_until(done, Notifier::Clock::now() + config.wait_timeout))
     throw TimeoutError(slot.label(), -1, request.epoch,
                        "segment " + std::to_string(segment + 1) + " of " + std::to_string(request.segments) +
                            " not complete after " + std::to_string(config.wait_timeout.count()) +

@@ -16,7 +16,9 @@
 // ProxyThread while it runs (communicators are duplicated and freed through it); destroy before it.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -89,6 +91,8 @@ class NodeCollectives {
   struct PerThread;
   NodeRequest begin(int thread, NodeCollectiveKind kind, std::size_t count, std::size_t element_size);
   void await_segment(const NodeRequest& request, std::size_t segment) const;
+  // Until done() or the deadline; moves the work itself under cooperative progress. True when done.
+  bool wait_until(const std::function<bool()>& done, std::chrono::steady_clock::time_point deadline) const;
   void reduce_segments(int thread, const NodeRequest& request, const void* send, char* target,
                        const Reduction& reduction, int leader);
 
