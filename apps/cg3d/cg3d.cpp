@@ -101,10 +101,6 @@ cg3d::RunSettings settings_from(const apps::Options& options, int ranks) {
   return settings;
 }
 
-std::string grid_text(const redblack3d::Extent& e) {
-  return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
-}
-
 // Per-iteration columns need at least one iteration (a start that already meets --tol has none).
 long long per_iteration_count(const cg3d::RunReport& report) { return report.iterations > 0 ? report.iterations : 1; }
 
@@ -122,7 +118,7 @@ apps::RunRecord make_record(const apps::Options& options, const cg3d::RunSetting
       .set("variant", std::string(cg3d::to_string(settings.variant)))
       .set("n", g[0] == g[1] && g[1] == g[2] ? std::to_string(g[0]) : options.value("n"))
       .set("nx", g[0]).set("ny", g[1]).set("nz", g[2])
-      .set("geometry", grid_text(settings.geometry))
+      .set("geometry", redblack3d::to_string(settings.geometry))
       .set("ranks", report.ranks)
       .set("threads_per_rank", report.threads)
       .set("tol", settings.tol)
@@ -156,8 +152,8 @@ void print_report(const cg3d::RunSettings& settings, const cg3d::RunReport& repo
   std::ostringstream tol;
   tol << settings.tol;
   std::cout << kProgram << ": mode " << mode << ", variant " << cg3d::to_string(settings.variant)
-            << " (unpreconditioned), grid " << grid_text(settings.global) << ", geometry "
-            << grid_text(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
+            << " (unpreconditioned), grid " << redblack3d::to_string(settings.global) << ", geometry "
+            << redblack3d::to_string(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
             << " x " << report.threads << " thread" << (report.threads == 1 ? "" : "s") << ", tol " << tol.str()
             << ", at most " << settings.max_iterations << " iterations\n";
   std::cout << "placement (rank 0): " << report.placement << "\n";

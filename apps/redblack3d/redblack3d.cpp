@@ -103,10 +103,6 @@ redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, i
   return settings;
 }
 
-std::string grid_text(const redblack3d::Extent& e) {
-  return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
-}
-
 // The --output record of a run (a default RunReport gives the columns, to check the file before the run).
 apps::RunRecord make_record(const apps::Options& options, const redblack3d::RunSettings& settings,
                             const redblack3d::RunReport& report, double ideal, int node_width,
@@ -120,7 +116,7 @@ apps::RunRecord make_record(const apps::Options& options, const redblack3d::RunS
   record.set("mode", mode)
       .set("n", g[0] == g[1] && g[1] == g[2] ? std::to_string(g[0]) : options.value("n"))
       .set("nx", g[0]).set("ny", g[1]).set("nz", g[2])
-      .set("geometry", grid_text(settings.geometry))
+      .set("geometry", redblack3d::to_string(settings.geometry))
       .set("ranks", report.ranks)
       .set("threads_per_rank", report.threads)
       .set("iters", settings.iterations)
@@ -203,8 +199,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                            ? std::numeric_limits<double>::quiet_NaN()
                            : apps::ideal_proxy_time(t.total_s, t.comm_s, node_width);
   if (env.rank() == 0) {
-    std::cout << kProgram << ": mode " << mode << ", grid " << grid_text(settings.global) << ", geometry "
-              << grid_text(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
+    std::cout << kProgram << ": mode " << mode << ", grid " << redblack3d::to_string(settings.global) << ", geometry "
+              << redblack3d::to_string(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
               << " x " << report.threads << " thread" << (report.threads == 1 ? "" : "s") << ", "
               << settings.iterations << " iterations, omega " << settings.omega
               << (settings.mode == redblack3d::Mode::proxy ? settings.early_bird ? ", early-bird on" : ", early-bird off" : "")

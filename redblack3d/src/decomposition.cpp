@@ -67,4 +67,8 @@ Extent default_geometry(int ranks) {
   return g;
 }
 
+std::string to_string(const Extent& extent) {
+  return std::to_string(extent[0]) + "x" + std::to_string(extent[1]) + "x" + std::to_string(extent[2]);
+}
+
 }  // namespace redblack3d

@@ -84,12 +84,7 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   // Declared before the session: the plan is released only after the proxy thread stopped.
   std::optional<proxy::Plan> plan;
   proxy::harness::Session session(env, settings.mode, settings.threads);
-  report.threads = session.threads();
-  report.shared_proxy = session.any_shared_proxy();
-  report.oversubscribed = session.any_oversubscribed();
-  report.placement = session.rank0_placement();
-  report.progress = std::string(session.progress());
-  report.proxy_core = session.proxy_keeps_a_core();
+  static_cast<proxy::harness::SessionFacts&>(report) = session.facts();
   if (settings.on_placement) settings.on_placement(session);
   if (settings.on_comm_failure) session.on_comm_failure(settings.on_comm_failure);
   if (proxy::ProxyThread* proxy = session.proxy())

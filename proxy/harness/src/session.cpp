@@ -53,6 +53,17 @@ Session::Session(const Environment& env, Mode mode, int threads)
 
 Session::~Session() = default;
 
+SessionFacts Session::facts() const {
+  SessionFacts facts;
+  facts.threads = threads();
+  facts.placement = rank0_placement();
+  facts.progress = std::string(progress());
+  facts.proxy_core = proxy_keeps_a_core();
+  facts.shared_proxy = any_shared_proxy();
+  facts.oversubscribed = any_oversubscribed();
+  return facts;
+}
+
 bool Session::proxy_keeps_a_core() const noexcept { return proxy_ && needs_a_core(proxy_->progress_strategy()); }
 
 std::string_view Session::progress() const noexcept {

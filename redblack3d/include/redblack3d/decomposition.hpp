@@ -33,6 +33,9 @@ struct Decomposition {
 // Requires geometry[d] <= global[d] (checked by the driver); rank in [0, Px*Py*Pz).
 Decomposition decompose(const Extent& global, const Extent& geometry, int rank);
 
+// "32x64x64": a grid's or a geometry's extent as the drivers print it.
+std::string to_string(const Extent& extent);
+
 // A geometry for `ranks` that splits z, then y, then x (the thesis keeps the unit-stride x long, IV.C.1).
 Extent default_geometry(int ranks);
 

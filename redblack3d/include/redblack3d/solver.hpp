@@ -36,19 +36,13 @@ struct RunSettings {
   std::function<void(const std::exception&)> on_comm_failure;
 };
 
-struct RunReport {
+struct RunReport : proxy::harness::SessionFacts {  // threads, placement, progress, ... (Session::facts)
   proxy::harness::Timings timings;  // the slowest rank's (proxy/harness/timings.hpp)
   double residual = 0.0;   // discrete L2 norm of f - A u
   double error = 0.0;      // max |u - u_exact|
   bool verified = false;   // verify was asked and every point matched the serial solver bit for bit
   Comparison comparison;   // max difference over ranks, total mismatching points
-  int threads = 1;         // compute threads per rank
   int ranks = 1;
-  std::string placement;   // rank 0's placement, proxy::Placement::describe()
-  std::string progress;    // who drove MPI progress: the strategy's name (proxy mode), else "none"
-  bool proxy_core = false;  // the proxy thread kept a core of its own (proxy mode: Session::proxy_keeps_a_core)
-  bool shared_proxy = false;    // any rank ran its proxy on a core shared with compute work
-  bool oversubscribed = false;  // any rank had more threads or ranks than cores
   std::string proxy_statistics;  // rank 0's, proxy mode only
 };
 

@@ -50,7 +50,7 @@ struct Verification {
   bool passed = false;
 };
 
-struct RunReport {
+struct RunReport : proxy::harness::SessionFacts {  // threads, placement, progress, ... (Session::facts)
   proxy::harness::Timings timings;  // the slowest rank's, start-up and iterations (not the final checks)
   int iterations = 0;               // updates of x
   bool converged = false;
@@ -58,13 +58,7 @@ struct RunReport {
   double true_residual = 0.0;       // ||b - A x|| / ||b||, recomputed from x
   double error = 0.0;               // max |x - u_exact|
   Verification verification;        // when settings.verify
-  int threads = 1;                  // compute threads per rank
   int ranks = 1;
-  std::string placement;            // rank 0's, proxy::Placement::describe()
-  std::string progress;             // the progress strategy's name (proxy mode), else "none"
-  bool proxy_core = false;          // the proxy thread kept a core of its own (Session::proxy_keeps_a_core)
-  bool shared_proxy = false;        // any rank ran its proxy on a core shared with compute work
-  bool oversubscribed = false;      // any rank had more threads or ranks than cores
   std::string proxy_statistics;     // rank 0's, proxy mode only
 
   double relative_residual() const noexcept { return history.empty() ? 0.0 : history.back(); }

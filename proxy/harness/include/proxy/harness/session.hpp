@@ -42,6 +42,17 @@ bool bind_compute_threads(const Environment& env, const Placement& placement);
 // Throws proxy::Error naming a bad PROXY_* value. For programs without a Session (heat2d) too.
 Placement placement_for(const Environment& env, Mode mode, int threads);
 
+// What a run reports about its set-up, the same on every rank (Session::facts): applications' reports
+// derive from it.
+struct SessionFacts {
+  int threads = 1;              // compute threads per rank
+  std::string placement;        // rank 0's placement, proxy::Placement::describe()
+  std::string progress;         // who drove MPI progress: the strategy's name (proxy mode), else "none"
+  bool proxy_core = false;      // the proxy thread kept a core of its own (proxy_keeps_a_core)
+  bool shared_proxy = false;    // any rank ran its proxy on a core shared with compute work
+  bool oversubscribed = false;  // any rank had more threads or ranks than cores
+};
+
 class Session {
  public:
   // Collective. threads: compute threads per rank in mt/proxy (0 = one per compute core of the rank's
@@ -62,6 +73,8 @@ class Session {
   std::string_view progress() const noexcept;
   // Whether the proxy thread kept a core of its own (proxy mode, a strategy that needs one: needs_a_core).
   bool proxy_keeps_a_core() const noexcept;
+  // All of the above for a report.
+  SessionFacts facts() const;
 
   // The proxy thread in proxy mode, nullptr otherwise.
   ProxyThread* proxy() noexcept { return proxy_ ? &*proxy_ : nullptr; }
