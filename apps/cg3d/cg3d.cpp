@@ -206,22 +206,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
   const int node_width = env.node().size;
 
-  settings.on_placement = [&](const proxy::harness::Session& session) {
-    const proxy::Placement& mine = session.placement();
-    if (verbose) {
-      const redblack3d::Decomposition d = redblack3d::decompose(settings.global, settings.geometry, env.rank());
-      std::ostringstream line;
-      line << "rank " << env.rank() << ": " << d.describe() << "; " << mine.describe() << "\n";
-      std::cout << line.str() << std::flush;
-    }
-    if (settings.mode == cg3d::Mode::proxy && session.any_shared_proxy()) {
-      if (!mine.shared_proxy)  // proxy::Environment already said so when rank 0 itself runs shared
-        apps::warn(kProgram, env.rank(),
-                   "too few cores for a dedicated proxy core on some ranks: their proxy shares a core with compute work");
-    } else if (session.any_oversubscribed()) {
-      apps::warn(kProgram, env.rank(), "more threads or ranks than cores: running oversubscribed");
-    }
-  };
+  settings.on_placement = apps::placement_notices(
+      kProgram, env.rank(), verbose, redblack3d::decompose(settings.global, settings.geometry, env.rank()).describe());
   settings.on_comm_failure = apps::abort_on_comm_failure(kProgram, env.rank());
 
   // Before allocating: this rank's vectors and, with --verify, the serial CG's whole grid.

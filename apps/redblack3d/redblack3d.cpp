@@ -7,7 +7,6 @@
 #include <limits>
 #include <memory>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -160,24 +159,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
   if (node_width == 0) node_width = env.node().size;
 
-  settings.on_placement = [&](const proxy::harness::Session& session) {
-    const proxy::Placement& mine = session.placement();
-    if (verbose) {
-      const redblack3d::Decomposition d = redblack3d::decompose(settings.global, settings.geometry, env.rank());
-      std::ostringstream line;
-      line << "rank " << env.rank() << ": " << d.describe() << "; " << mine.describe() << "\n";
-      std::cout << line.str() << std::flush;
-    }
-    if (settings.mode == redblack3d::Mode::proxy && session.any_shared_proxy()) {
-      // proxy::Environment already printed its notice when rank 0 itself runs shared; say it only otherwise.
-      if (!mine.shared_proxy) {
-        apps::warn(kProgram, env.rank(),
-                   "too few cores for a dedicated proxy core on some ranks: their proxy shares a core with compute work");
-      }
-    } else if (session.any_oversubscribed()) {
-      apps::warn(kProgram, env.rank(), "more threads or ranks than cores: running oversubscribed");
-    }
-  };
+  settings.on_placement = apps::placement_notices(
+      kProgram, env.rank(), verbose, redblack3d::decompose(settings.global, settings.geometry, env.rank()).describe());
   settings.on_comm_failure = apps::abort_on_comm_failure(kProgram, env.rank());
 
   // Before allocating: the block (u and f with their ghost layer) and, with --verify, the serial solver's

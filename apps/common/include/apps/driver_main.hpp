@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include <proxy/environment.hpp>
+#include <proxy/harness/session.hpp>
 #include <proxy/harness/timed_wait.hpp>
 
 #include "apps/exit_codes.hpp"
@@ -36,6 +37,27 @@ inline auto abort_on_comm_failure(std::string_view program, int rank) {
       abort_with(program, error.what(), kExitRunFailure);
     abort_with(program, "communication failed on rank " + std::to_string(rank) + ": " + error.what(),
                kExitRunFailure);
+  };
+}
+
+// A Session's on_placement for drivers: with --verbose every rank prints "rank R: <block>; <placement>"
+// (`block`: what this rank computes); then a warning, once for the job, when some rank's proxy shares a
+// core with compute work (proxy mode; proxy::Environment has said so already when rank 0 itself runs
+// shared) or when ranks or threads oversubscribe the cores.
+inline auto placement_notices(std::string_view program, int rank, bool verbose, std::string block) {
+  return [program, rank, verbose, block = std::move(block)](const proxy::harness::Session& session) {
+    const proxy::Placement& mine = session.placement();
+    if (verbose) {
+      const std::string line = "rank " + std::to_string(rank) + ": " + block + "; " + mine.describe() + "\n";
+      std::fwrite(line.data(), 1, line.size(), stdout);
+      std::fflush(stdout);
+    }
+    if (session.mode() == proxy::harness::Mode::proxy && session.any_shared_proxy()) {
+      if (!mine.shared_proxy)
+        warn(program, rank, "too few cores for a dedicated proxy core on some ranks: their proxy shares a core with compute work");
+    } else if (session.any_oversubscribed()) {
+      warn(program, rank, "more threads or ranks than cores: running oversubscribed");
+    }
   };
 }
 
