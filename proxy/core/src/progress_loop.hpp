@@ -91,7 +91,7 @@ class ProgressLoop {
   bool shut_down();
   bool has_active() const noexcept { return !active_.empty(); }
 
-  // Whether the calling thread is running the loop now: the proxy thread, or a thread inside step(). What
+  // Whether the calling thread is running the loop now: the proxy thread, or a thread inside pass(). What
   // the loop runs (then() callbacks, closures, operations) must not wait for the proxy: it would wait for
   // itself (ProxyThread::wait refuses at once).
   static bool running_on_this_thread() noexcept;
