@@ -29,5 +29,5 @@ int main(int argc, char** argv) try {
   if (failed) std::fprintf(stderr, "rank %d: some tests failed\n", env.rank());
   return any_failed;
 } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
-  return refused.report();
+  return refused.exit_status();
 }

@@ -162,5 +162,5 @@ int main(int argc, char** argv) try {
   environment = &env;
   return bench::run_on_two_ranks("bench_plan_features", env, argc, argv);
 } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
-  return refused.report();
+  return refused.exit_status();
 }

@@ -352,7 +352,7 @@ int main(int argc, char** argv) {
                                    async_progress_requested() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED);
     return apps::run_guarded(kProgram, environment.rank(), [&] { return run(environment, argc, argv); });
   } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
-    return refused.report();
+    return refused.exit_status();
   } catch (const proxy::CommError& error) {
     // The other ranks may be waiting on this one: end them all with the line.
     proxy::Environment::abort(std::string(kProgram) + ": communication failed: " + error.what(), 1);

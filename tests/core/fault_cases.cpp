@@ -91,5 +91,5 @@ int main(int argc, char** argv) try {
   if (env.rank() == 0 && which != "call-abandoned") std::printf("rank 0: ProxyThread shut down without its peer\n");
   return status;
 } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
-  return refused.report();
+  return refused.exit_status();
 }

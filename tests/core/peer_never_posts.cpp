@@ -40,5 +40,5 @@ int main(int argc, char** argv) try {
   }
   return 0;
 } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
-  return refused.report();
+  return refused.exit_status();
 }

@@ -2,8 +2,6 @@
 
 #include <mpi.h>
 
-#include "proxy/environment.hpp"
-
 namespace proxy {
 
 namespace {
@@ -13,11 +11,6 @@ std::string format(const std::string& operation, int peer, std::uint64_t epoch, 
   return text + ": " + detail;
 }
 }  // namespace
-
-int SettingsError::report() const noexcept {
-  if (announce_) Environment::report(what());
-  return kExitStatus;
-}
 
 CommError::CommError(std::string operation, int peer, std::uint64_t epoch, std::string detail)
     : Error(format(operation, peer, epoch, detail)),

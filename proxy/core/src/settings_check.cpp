@@ -13,6 +13,7 @@
 #include "environment_setup.hpp"
 #include "launch.hpp"
 #include "proxy/config.hpp"
+#include "proxy/environment.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -57,10 +58,12 @@ void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int
   int first = size;
   check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
   if (first == size) return;
-  // The other ranks do not know the text: they throw with a pointer to the rank that announces it.
+  // Said here, before the caller's MPI_Finalize: once a process has exited, a launcher may end the others
+  // before they write. The other ranks do not know the text: theirs points to the rank that said it.
   const bool announce = rank == first && !quiet;
-  throw SettingsError(rank == first ? program + ": error: " + problem
-                                    : program + ": error: rank " + std::to_string(first) + " refused the settings",
+  const std::string line = program + ": error: " + problem;
+  if (announce) Environment::report(line);
+  throw SettingsError(rank == first ? line : program + ": error: rank " + std::to_string(first) + " refused the settings",
                       announce);
 }
 

@@ -18,5 +18,5 @@ int main(int argc, char** argv) try {
   if (env.rank() == 0) std::printf("consumer: sum of ranks = %ld (proxy %s)\n", sum, PROXY_VERSION_STRING);
   return 0;
 } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
-  return refused.report();
+  return refused.exit_status();
 }

@@ -85,7 +85,7 @@ int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
   try {
     env.emplace(argc, argv);
   } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
-    return refused.report();
+    return refused.exit_status();
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%.*s: error: %s\n", name_length, program.data(), error.what());
     return kExitRunFailure;

@@ -5,9 +5,9 @@
 // leader per node, and, for dividing cores, the ranks on this physical host (by host name, whatever
 // MPIR_CVAR_NOLOCAL or PROXY_NODE_SIZE make of the node) with the bindings they inherited.
 // Before anything else it validates every PROXY_* environment variable on every rank (validate_environment);
-// when one is bad the ranks agree on it (one MPI_Allreduce) and every rank throws proxy::SettingsError,
-// whose line `PROGRAM: error: PROXY_...='value' is ...` the lowest rank that saw it announces: a program's
-// main catches it and returns its report() (the line, once; exit status 2). The library never exits. A
+// when one is bad the ranks agree on it (one MPI_Allreduce), the lowest rank that saw it writes one line
+// `PROGRAM: error: PROXY_...='value' is ...`, and every rank throws proxy::SettingsError: a program's main
+// catches it and returns its exit_status() (2). The library never exits. A
 // failing set-up call throws proxy::Error naming it; either way MPI is finalised first if the Environment
 // initialised it.
 // Thread safety: construct, use and destroy on the main thread; const accessors from any thread.

@@ -17,19 +17,19 @@ class Error : public std::runtime_error {
 
 // Settings the job cannot run with (a PROXY_* variable, a resource this machine lacks, a launch that is not
 // what the launcher started), found by every rank together while the Environment starts: every rank throws
-// it. what() is the whole line, "<program>: error: <what is wrong>"; announce() is true on the one rank that
-// should print it (the lowest that found it), so the job says it once. The library never exits; a program
-// catches it and returns report(): it writes the line where announce() is, and gives the exit status of a
-// usage error, 2.
+// it. what() is the whole line, "<program>: error: <what is wrong>", which the one rank that found it first
+// (announced()) has already written to stderr, before MPI was finalised: a launcher that ends the job when
+// the first process exits must not lose it. The library never exits; a program catches it and returns
+// exit_status(), 2 (a usage error).
 class SettingsError : public Error {
  public:
-  SettingsError(const std::string& line, bool announce) : Error(line), announce_(announce) {}
-  bool announce() const noexcept { return announce_; }
+  SettingsError(const std::string& line, bool announced) : Error(line), announced_(announced) {}
+  bool announced() const noexcept { return announced_; }
   static constexpr int kExitStatus = 2;
-  int report() const noexcept;
+  int exit_status() const noexcept { return kExitStatus; }
 
  private:
-  bool announce_;
+  bool announced_;
 };
 
 class CommError : public Error {
