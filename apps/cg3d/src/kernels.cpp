@@ -33,12 +33,20 @@ void each_box_row(const Grid& g, const Box& box, const std::function<void()>& be
 }  // namespace
 
 std::array<double, 2> RowSums::total() const noexcept {
-  std::array<double, 2> sum{0.0, 0.0};
-  for (const std::array<double, 2>& row : sums_) {
-    sum[0] += row[0];
-    sum[1] += row[1];
+  if (sums_.empty()) return {0.0, 0.0};
+  std::array<double, 2> sum = sums_.front();
+  for (std::size_t i = 1; i < sums_.size(); ++i) {
+    sum[0] += sums_[i][0];
+    sum[1] += sums_[i][1];
   }
   return sum;
+}
+
+std::vector<const void*> RowSums::rows() const {
+  std::vector<const void*> rows;
+  rows.reserve(sums_.size());
+  for (const std::array<double, 2>& row : sums_) rows.push_back(row.data());
+  return rows;
 }
 
 void apply(const Grid& v, Grid& out, const Stencil& s, const Box& box, const std::function<void()>& between_planes) {

@@ -41,14 +41,13 @@ void Exchange::complete() {
 
 void Exchange::commit(proxy::ProxyThread& proxy) {
   proxy::PlanSpec spec = ghosts_of_ != nullptr ? halo_.plan(*ghosts_of_, name_) : proxy::PlanSpec(name_);
-  if (values_ > 0) spec.allreduce(proxy.comm(), local_.data(), sums_.data(), values_, MPI_DOUBLE, MPI_SUM);
+  // The rows' partial sums are the element's contributions: the proxy adds them (as total() does) and
+  // sums over the ranks, so no compute thread adds them up.
+  if (values_ > 0) spec.allreduce(proxy.comm(), partials_->rows(), sums_.data(), values_, MPI_DOUBLE, MPI_SUM);
   plan_ = proxy.commit(spec);
 }
 
-proxy::Ticket Exchange::start(proxy::ProxyThread& proxy) {
-  sum_partials();
-  return proxy.start(plan_);
-}
+proxy::Ticket Exchange::start(proxy::ProxyThread& proxy) { return proxy.start(plan_); }
 
 proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, int units) {
   // Shared by the closures: the phases and which exchange is in flight (lookahead 0: at most one).

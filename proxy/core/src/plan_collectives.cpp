@@ -1,9 +1,38 @@
 // Collective elements of a plan: validation, persistent requests, the non-blocking fallback.
 #include "plan_collectives.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
 #include "proxy/error.hpp"
 
 namespace proxy {
+
+namespace {
+// staging = ((c0 op c1) op c2) ... for a floating-point T and a built-in op; false for any other op.
+template <typename T>
+bool reduce_inline(const std::vector<const void*>& contributions, MPI_Op op, T* staging, int count) {
+  const auto fold = [&](auto combine) {
+    for (std::size_t i = 1; i < contributions.size(); ++i) {
+      const T* in = static_cast<const T*>(contributions[i]);
+      for (int k = 0; k < count; ++k) staging[k] = combine(staging[k], in[k]);
+    }
+    return true;
+  };
+  if (op == MPI_SUM) return fold(std::plus<T>());
+  if (op == MPI_PROD) return fold(std::multiplies<T>());
+  if (op == MPI_MAX) return fold([](T a, T b) { return std::max(a, b); });
+  if (op == MPI_MIN) return fold([](T a, T b) { return std::min(a, b); });
+  return false;
+}
+
+bool reduce_inline(const CollectiveElement& e, std::byte* staging) {
+  if (e.type == MPI_DOUBLE) return reduce_inline(e.contributions, e.op, reinterpret_cast<double*>(staging), e.count);
+  if (e.type == MPI_FLOAT) return reduce_inline(e.contributions, e.op, reinterpret_cast<float*>(staging), e.count);
+  return false;  // integers too: MPI's sums wrap, a signed C++ sum may not overflow
+}
+}  // namespace
 
 bool persistent_collectives_available() noexcept {
 #if PROXY_HAVE_PERSISTENT_COLLECTIVES
@@ -32,7 +61,43 @@ void validate_collectives(const PlanSpec& spec) {
       throw Error(item + "has a null buffer for count " + std::to_string(e.count));
     if (e.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");
     if (e.kind != CollectiveElement::Kind::broadcast && e.op == MPI_OP_NULL) throw Error(item + "has MPI_OP_NULL");
+    for (std::size_t c = 0; c < e.contributions.size(); ++c)
+      if (e.contributions[c] == nullptr && e.count > 0)
+        throw Error(item + "has a null contribution " + std::to_string(c) + " for count " + std::to_string(e.count));
+    if (!e.contributions.empty()) {
+      // The proxy reduces contributions element by element into a staging buffer: no gaps in the type.
+      int type_size = 0;
+      MPI_Aint lower = 0;
+      MPI_Aint extent = 0;
+      MPI_Type_size(e.type, &type_size);
+      MPI_Type_get_true_extent(e.type, &lower, &extent);
+      if (lower != 0 || extent != type_size)
+        throw Error(item + "has contributions of a non-contiguous datatype (size " + std::to_string(type_size) +
+                    ", extent " + std::to_string(extent) + "): use a contiguous one");
+    }
   }
+}
+
+int reduce_contributions(const CollectiveElement& e, std::byte* staging) {
+  int type_size = 0;
+  MPI_Type_size(e.type, &type_size);
+  const std::size_t bytes = static_cast<std::size_t>(e.count) * static_cast<std::size_t>(type_size);
+  if (bytes == 0) return MPI_SUCCESS;
+  std::memcpy(staging, e.contributions.front(), bytes);
+  if (reduce_inline(e, staging)) return MPI_SUCCESS;
+  // MPI_Reduce_local(in, inout) computes inout = in op inout: forward, that is ((c0 op c1) op c2) only when
+  // the operation commutes; otherwise fold from the last contribution, c0 op (c1 op (c2 ...)), equal by
+  // associativity (which MPI assumes of every operation).
+  int commutes = 1;
+  MPI_Op_commutative(e.op, &commutes);
+  const std::size_t n = e.contributions.size();
+  if (!commutes) std::memcpy(staging, e.contributions.back(), bytes);
+  for (std::size_t i = 1; i < n; ++i) {
+    const void* in = commutes ? e.contributions[i] : e.contributions[n - 1 - i];
+    const int code = MPI_Reduce_local(in, staging, e.count, e.type, e.op);
+    if (code != MPI_SUCCESS) return code;
+  }
+  return MPI_SUCCESS;
 }
 
 int init_persistent_collective([[maybe_unused]] const CollectiveElement& e, [[maybe_unused]] MPI_Comm comm,

@@ -5,6 +5,7 @@
 // Thread contract: everything here calls MPI, so the proxy thread only.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include <mpi.h>
@@ -16,6 +17,11 @@ namespace proxy {
 // Throws proxy::Error naming the plan and the first bad element (root outside its communicator, null
 // communicator, negative count, missing operation).
 void validate_collectives(const PlanSpec& spec);
+
+// Thread-level phase of a hierarchical element: staging = the element's contributions reduced in order
+// (plan_collective.hpp), `staging` holding count elements. Built-in operations on the common types are
+// reduced inline, others through MPI_Reduce_local. Returns the MPI error code.
+int reduce_contributions(const CollectiveElement& element, std::byte* staging);
 
 // Creates the persistent request; returns the MPI error code (MPI_SUCCESS).
 int init_persistent_collective(const CollectiveElement& element, MPI_Comm comm, MPI_Request* request);

@@ -40,6 +40,7 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
       release();
       throw CommError(label(), t.peer, 0, "creating the persistent request failed: " + mpi_error_string(code));
     }
+    slot->parts = t.parts;
     if (!t.parts.empty()) start_all_at_once_ = false;
     slots_.push_back(std::move(slot));
     requests_.push_back(request);
@@ -51,6 +52,12 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     MPI_Type_size(e.type, &type_size);
     slot->bytes = static_cast<std::uint64_t>(e.count) * static_cast<std::uint64_t>(type_size);
     bytes_ += slot->bytes;
+    slot->parts = e.parts;
+    if (!e.contributions.empty()) {  // the collective sends what the threads' contributions reduce to
+      slot->staging.resize(static_cast<std::size_t>(slot->bytes));
+      slot->collective->send = slot->staging.data();
+    }
+    if (!e.parts.empty() || !e.contributions.empty()) start_all_at_once_ = false;
     MPI_Request request = MPI_REQUEST_NULL;
     try {
       slot->collective_comm = communicators.duplicate_of(e.comm);
@@ -61,7 +68,7 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     MPI_Comm_size(slot->collective_comm, &slot->collective_size);
     slot->persistent = persistent_collectives_available();
     if (slot->persistent) {
-      const int code = init_persistent_collective(e, slot->collective_comm, &request);
+      const int code = init_persistent_collective(*slot->collective, slot->collective_comm, &request);
       if (code != MPI_SUCCESS) {
         release();
         throw CommError(label(), -1, 0, std::string("creating the persistent ") + kind_name(e.kind) +
@@ -120,7 +127,7 @@ void PlanOperation::start(std::uint64_t epoch) {
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     Slot& slot = *slots_[i];
     slot.done.store(false, std::memory_order_relaxed);
-    if (!slot.transfer.parts.empty() && !readiness_.all_ready(slot.transfer.parts, epoch)) {
+    if (!slot.parts.empty() && !readiness_.all_ready(slot.parts, epoch)) {
       slot.held.store(true, std::memory_order_relaxed);
       ++held_;
       continue;
@@ -132,6 +139,12 @@ void PlanOperation::start(std::uint64_t epoch) {
 void PlanOperation::start_slot(std::size_t index) {
   Slot& slot = *slots_[index];
   int code = MPI_SUCCESS;
+  if (slot.collective && !slot.collective->contributions.empty()) {
+    code = reduce_contributions(*slot.collective, slot.staging.data());
+    if (code != MPI_SUCCESS)
+      throw CommError(label(), -1, epoch_, "reducing the contributions of " + describe_slot(slot) + " failed: " +
+                                               mpi_error_string(code));
+  }
   if (slot.collective && !slot.persistent) {
     code = start_nonblocking_collective(*slot.collective, slot.collective_comm, &requests_[index]);
   } else {
@@ -144,10 +157,10 @@ void PlanOperation::start_slot(std::size_t index) {
   ++pending_;
 }
 
-void PlanOperation::start_ready_sends() {
+void PlanOperation::start_ready_slots() {
   for (std::size_t i = 0; i < slots_.size() && held_ > 0; ++i) {
     Slot& slot = *slots_[i];
-    if (!slot.held.load(std::memory_order_relaxed) || !readiness_.all_ready(slot.transfer.parts, epoch_)) continue;
+    if (!slot.held.load(std::memory_order_relaxed) || !readiness_.all_ready(slot.parts, epoch_)) continue;
     slot.held.store(false, std::memory_order_relaxed);
     --held_;
     start_slot(i);
@@ -157,7 +170,7 @@ void PlanOperation::start_ready_sends() {
 void PlanOperation::mark_ready(int part, std::uint64_t epoch) { readiness_.mark(name(), part, epoch); }
 
 bool PlanOperation::progress() {
-  if (held_ > 0) start_ready_sends();
+  if (held_ > 0) start_ready_slots();
   if (pending_ > 0 && collective_count_ > 0) {
     test_one_by_one();
     if (pending_ > 0) return false;
@@ -221,7 +234,8 @@ void PlanOperation::cancel() noexcept {
 
 bool PlanOperation::cancellable() const noexcept {
   for (const auto& slot : slots_)
-    if (slot->collective && !slot->done.load(std::memory_order_relaxed)) return false;
+    if (slot->collective && !slot->done.load(std::memory_order_relaxed) && !slot->held.load(std::memory_order_relaxed))
+      return false;
   return true;
 }
 
@@ -240,10 +254,10 @@ std::string PlanOperation::describe_outstanding() const {
 }
 
 std::string PlanOperation::describe_slot(const Slot& slot) const {
-  if (slot.collective) return describe(*slot.collective, slot.collective_size, slot.bytes);
-  std::string text = describe(slot.transfer, slot.bytes);
+  std::string text = slot.collective ? describe(*slot.collective, slot.collective_size, slot.bytes)
+                                     : describe(slot.transfer, slot.bytes);
   if (slot.held.load(std::memory_order_relaxed))
-    text += " waiting for parts " + readiness_.missing(slot.transfer.parts, started_epoch());
+    text += " waiting for parts " + readiness_.missing(slot.parts, started_epoch());
   return text;
 }
 

@@ -77,17 +77,18 @@ class PlanOperation final : public Operation {
  private:
   struct Slot {
     Transfer transfer;
-    std::vector<std::byte> staging;  // packed transfers only
+    std::vector<std::byte> staging;  // packed transfers; a hierarchical element's thread-level result
     std::uint64_t bytes = 0;
     std::atomic<bool> done{false};   // read by waiters for timeout reports
     std::optional<CollectiveElement> collective;
     MPI_Comm collective_comm = MPI_COMM_NULL;
     int collective_size = 0;
     bool persistent = true;          // false: a non-blocking collective posted every epoch
-    std::atomic<bool> held{false};   // a transfer *_when_ready() whose parts are not all ready yet
+    std::vector<int> parts;          // a *_when_ready() transfer or element: started once these are ready
+    std::atomic<bool> held{false};   // ... and they are not all ready yet in this epoch
   };
-  void start_slot(std::size_t index);  // pack (if packed) and start one request
-  void start_ready_sends();            // start the held transfers whose parts are now all ready
+  void start_slot(std::size_t index);  // pack (if packed) or reduce contributions, and start one request
+  void start_ready_slots();            // start the held transfers and elements whose parts are now all ready
   void test_one_by_one();              // MPI_Test each outstanding request (plans with collectives)
   std::string describe_slot(const Slot& slot) const;
   MPI_Comm comm_;
@@ -100,7 +101,7 @@ class PlanOperation final : public Operation {
   std::uint64_t epoch_ = 0;
   int pending_ = 0;   // started and not yet complete
   int held_ = 0;      // waiting for their parts
-  bool start_all_at_once_ = true;  // every request persistent and none waits for parts: one MPI_Startall
+  bool start_all_at_once_ = true;  // every request persistent, none waits for parts or contributions: one MPI_Startall
   std::size_t collective_count_ = 0;
   PartReadiness readiness_;
   bool released_ = false;

@@ -20,6 +20,16 @@ Transfer region(Transfer::Direction direction, int peer, int tag, void* buffer, 
   return t;
 }
 
+// `item` ("plan 'p': transfer 3 ") waits for `parts`: each inside the declared parts, none twice.
+void validate_parts(const std::string& item, const std::vector<int>& parts, int part_count) {
+  for (std::size_t j = 0; j < parts.size(); ++j) {
+    if (parts[j] < 0 || parts[j] >= part_count)
+      throw Error(item + "waits for part " + std::to_string(parts[j]) + ", outside [0, " + std::to_string(part_count) + ")");
+    for (std::size_t k = 0; k < j; ++k)
+      if (parts[k] == parts[j]) throw Error(item + "lists part " + std::to_string(parts[j]) + " twice");
+  }
+}
+
 }  // namespace
 
 PlanSpec& PlanSpec::send(int peer, int tag, const void* buffer, int count, MPI_Datatype type) {
@@ -77,6 +87,42 @@ PlanSpec& PlanSpec::allreduce(MPI_Comm comm, const void* send, void* result, int
   return *this;
 }
 
+PlanSpec& PlanSpec::reduce(MPI_Comm comm, int root, std::vector<const void*> contributions, void* result, int count,
+                           MPI_Datatype type, MPI_Op op) {
+  reduce(comm, root, nullptr, result, count, type, op);
+  collectives_.back().contributions = std::move(contributions);
+  return *this;
+}
+
+PlanSpec& PlanSpec::allreduce(MPI_Comm comm, std::vector<const void*> contributions, void* result, int count,
+                              MPI_Datatype type, MPI_Op op) {
+  allreduce(comm, nullptr, result, count, type, op);
+  collectives_.back().contributions = std::move(contributions);
+  return *this;
+}
+
+PlanSpec& PlanSpec::broadcast_when_ready(std::vector<int> parts, MPI_Comm comm, int root, void* buffer, int count,
+                                         MPI_Datatype type) {
+  broadcast(comm, root, buffer, count, type);
+  collectives_.back().parts = std::move(parts);
+  return *this;
+}
+
+PlanSpec& PlanSpec::reduce_when_ready(std::vector<int> parts, MPI_Comm comm, int root,
+                                      std::vector<const void*> contributions, void* result, int count,
+                                      MPI_Datatype type, MPI_Op op) {
+  reduce(comm, root, std::move(contributions), result, count, type, op);
+  collectives_.back().parts = std::move(parts);
+  return *this;
+}
+
+PlanSpec& PlanSpec::allreduce_when_ready(std::vector<int> parts, MPI_Comm comm, std::vector<const void*> contributions,
+                                         void* result, int count, MPI_Datatype type, MPI_Op op) {
+  allreduce(comm, std::move(contributions), result, count, type, op);
+  collectives_.back().parts = std::move(parts);
+  return *this;
+}
+
 PlanSpec& PlanSpec::parts(int count) {
   if (count < 0) throw Error("plan '" + name_ + "': parts(" + std::to_string(count) + "): the count must be >= 0");
   part_count_ = count;
@@ -111,13 +157,12 @@ void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound) {
     const bool packed = t.pack || t.unpack;
     if (!packed && t.count > 0 && t.buffer == nullptr) throw Error(item + "has a null buffer for count " + std::to_string(t.count));
     if (!packed && t.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");
-    for (std::size_t j = 0; j < t.parts.size(); ++j) {
-      if (t.parts[j] < 0 || t.parts[j] >= spec.part_count())
-        throw Error(item + "waits for part " + std::to_string(t.parts[j]) + ", outside [0, " +
-                    std::to_string(spec.part_count()) + ")");
-      for (std::size_t k = 0; k < j; ++k)
-        if (t.parts[k] == t.parts[j]) throw Error(item + "lists part " + std::to_string(t.parts[j]) + " twice");
-    }
+    validate_parts(item, t.parts, spec.part_count());
+  }
+  for (std::size_t i = 0; i < spec.collectives().size(); ++i) {
+    const CollectiveElement& e = spec.collectives()[i];
+    validate_parts("plan '" + spec.name() + "': " + kind_name(e.kind) + " element " + std::to_string(i) + " ", e.parts,
+                   spec.part_count());
   }
 }
 

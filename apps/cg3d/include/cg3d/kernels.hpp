@@ -44,8 +44,11 @@ class RowSums {
   std::array<double, 2>& at(int j, int k) noexcept {
     return sums_[static_cast<std::size_t>((k - 1) * rows_y_ + (j - 1))];
   }
-  // Both sums over the block, rows added in order.
+  // Both sums over the block, rows added in order, left to right from the first row.
   std::array<double, 2> total() const noexcept;
+  // Each row's two sums, in row order: the contributions of a hierarchical plan element, which the proxy
+  // adds in the same order as total() (proxy/plan_collective.hpp), so every mode gets the same bits.
+  std::vector<const void*> rows() const;
 
  private:
   int rows_y_ = 0;

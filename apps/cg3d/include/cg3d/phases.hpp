@@ -34,7 +34,8 @@ namespace cg3d {
 // One exchange: the ghosts of `ghosts_of` (when not null) and the sum over the ranks of the first `values`
 // (0, 1 or 2) entries of `partials`' total. Posted, it is the halo's MPI_Irecv/Isend and one
 // MPI_Iallreduce, completed by the harness's timed waits; on the proxy it is one plan holding the halo
-// transfers and an allreduce element, so the compute threads never call MPI.
+// transfers and a hierarchical allreduce element whose contributions are the row partials, so the compute
+// threads neither call MPI nor add the rows up: the proxy does both.
 class Exchange {
  public:
   Exchange(std::string name, const redblack3d::Decomposition& decomposition, const redblack3d::Halo& halo,

@@ -59,9 +59,24 @@ class PlanSpec {
   PlanSpec& broadcast(MPI_Comm comm, int root, void* buffer, int count, MPI_Datatype type);
   PlanSpec& reduce(MPI_Comm comm, int root, const void* send, void* result, int count, MPI_Datatype type, MPI_Op op);
   PlanSpec& allreduce(MPI_Comm comm, const void* send, void* result, int count, MPI_Datatype type, MPI_Op op);
+  // Hierarchical forms (plan_collective.hpp): one contribution per compute thread (or per row, ...), reduced
+  // by the proxy in order at each start, then over the ranks of `comm` into `result`.
+  PlanSpec& reduce(MPI_Comm comm, int root, std::vector<const void*> contributions, void* result, int count,
+                   MPI_Datatype type, MPI_Op op);
+  PlanSpec& allreduce(MPI_Comm comm, std::vector<const void*> contributions, void* result, int count,
+                      MPI_Datatype type, MPI_Op op);
+  // The same, started each epoch only once all of `parts` are marked ready (a thread marks its part when its
+  // contribution is written; the broadcast's root marks when the data is).
+  PlanSpec& broadcast_when_ready(std::vector<int> parts, MPI_Comm comm, int root, void* buffer, int count,
+                                 MPI_Datatype type);
+  PlanSpec& reduce_when_ready(std::vector<int> parts, MPI_Comm comm, int root, std::vector<const void*> contributions,
+                              void* result, int count, MPI_Datatype type, MPI_Op op);
+  PlanSpec& allreduce_when_ready(std::vector<int> parts, MPI_Comm comm, std::vector<const void*> contributions,
+                                 void* result, int count, MPI_Datatype type, MPI_Op op);
 
   // Partitioned readiness: the plan's outgoing data has `count` parts, numbered 0..count-1, which compute
-  // threads mark ready one by one each epoch. A send_when_ready() transfer starts once all its parts are.
+  // threads mark ready one by one each epoch. A send_when_ready() transfer (or a *_when_ready() collective
+  // element) starts once all its parts are.
   PlanSpec& parts(int count);
   PlanSpec& send_when_ready(std::vector<int> parts, int peer, int tag, const void* buffer, int count,
                             MPI_Datatype type);

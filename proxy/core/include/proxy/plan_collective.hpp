@@ -5,10 +5,24 @@
 // MPI_Reduce_init, MPI_Allreduce_init); where the MPI library lacks them (Open MPI 4.1), or the build
 // forces it (-DPROXY_FORCE_NONBLOCKING_COLLECTIVES=ON), each start posts MPI_Ibcast/MPI_Ireduce/MPI_Iallreduce.
 //
+// Hierarchical elements (the thread-level phase before the rank-level one): a reduce or allreduce may take
+// one contribution per compute thread instead of one send buffer. When the element starts, the proxy reduces
+// the contributions into a staging buffer of its own, in their order, left to right (for a commutative
+// operation ((c0 op c1) op c2)...: a reference that adds them in order gets the same bits), then starts the
+// collective over the ranks from that buffer; `buffer` (the result) is then read by every thread after the
+// plan's ticket completed. No thread waits for another and none calls MPI. An element that waits for parts
+// (PlanSpec::allreduce_when_ready, ...) starts only once the threads marked them ready in the epoch, so a
+// thread marks its part as soon as its contribution is written, while the rest of the plan is in flight.
+// The thread-level phase runs on the one proxy thread: meant for the small reductions solvers do each
+// iteration (dot products, norms); for large buffers NodeCollectives (proxy/collectives) reduces in the
+// team, in parallel.
+//
 // Thread contract: plain data, built on the thread that builds the PlanSpec. As for any MPI collective,
 // every rank of the communicator must commit, and start, the plans holding its collective elements in the
 // same order.
 #pragma once
+
+#include <vector>
 
 #include <mpi.h>
 
@@ -24,6 +38,10 @@ struct CollectiveElement {
   int count = 0;
   MPI_Datatype type = MPI_BYTE;
   MPI_Op op = MPI_OP_NULL;        // reduce, allreduce
+  // Reduce, allreduce: when not empty, the thread-level contributions (count elements each, a contiguous
+  // type) reduced into the send buffer at each start; `send` is then unused.
+  std::vector<const void*> contributions;
+  std::vector<int> parts;  // parts that must be marked ready each epoch before the element starts
 };
 
 // "broadcast", "reduce", "allreduce": how messages name an element.

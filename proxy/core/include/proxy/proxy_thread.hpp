@@ -79,7 +79,8 @@ class ProxyThread {
   Ticket start(const Plan& plan);
 
   // Partitioned readiness: part `part` of the epoch `ticket` started is ready (its data written). The proxy
-  // starts each send_when_ready() / recv_when_ready() transfer once all its parts are. Throws proxy::Error naming the plan,
+  // starts each send_when_ready() / recv_when_ready() transfer and *_when_ready() collective element once
+  // all its parts are. Throws proxy::Error naming the plan,
   // part and epoch for a part outside [0, parts), a part marked twice in one epoch, or a ticket that is
   // not the plan's current epoch. Lock-free: one atomic exchange.
   void ready(const Ticket& ticket, int part);

@@ -1,0 +1,210 @@
+// Hierarchical collective elements of plans (plan_collective.hpp) on 1-4 ranks: per-thread contributions
+// reduced by the proxy in their order, then over the ranks; elements that wait for parts marked ready by
+// other threads (std::thread, so that ThreadSanitizer sees the hand-offs); their validation messages.
+// The values are chosen so that only the documented order gives the expected bits: the thread-level sum of
+// 2^53 (r + 1) followed by ones rounds every one away left to right, while any other order keeps some.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mpi_test_util.hpp"
+#include "proxy/core.hpp"
+
+namespace {
+
+using proxy::test_util::world_rank;
+using proxy::test_util::world_size;
+
+std::string message_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const proxy::Error& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+constexpr double kTwo53 = 9007199254740992.0;  // 2^53: adding 1 to it (or to 2^54 ...) rounds back
+
+// Thread t of rank r contributes, per element k: t == 0 ? 2^53 (r + 1) (k + 1) : 1 + k % 2 (1 or 2).
+// Left to right the ones are absorbed: the rank's value is 2^53 (r + 1) (k + 1), and the sum over the
+// ranks is exact. (Adding the small ones first would keep them: 2^53 + 3 rounds to 2^53 + 4.)
+std::vector<std::vector<double>> contributions_of(int rank, int threads, int count) {
+  std::vector<std::vector<double>> c(static_cast<std::size_t>(threads), std::vector<double>(static_cast<std::size_t>(count)));
+  for (int t = 0; t < threads; ++t)
+    for (int k = 0; k < count; ++k)
+      c[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)] = t == 0 ? kTwo53 * (rank + 1) * (k + 1) : 1.0 + k % 2;
+  return c;
+}
+
+std::vector<const void*> pointers(const std::vector<std::vector<double>>& c) {
+  std::vector<const void*> p;
+  for (const auto& v : c) p.push_back(v.data());
+  return p;
+}
+
+double expected_sum(int size, int k) { return kTwo53 * (size * (size + 1) / 2) * (k + 1); }
+
+TEST(HierarchicalPlans, AllreduceOfThreadContributionsIsTheLeftToRightSumThenTheRanks) {
+  const int rank = world_rank(), size = world_size();
+  constexpr int kCount = 3;
+  for (int threads : {1, 2, 4}) {
+    auto mine = contributions_of(rank, threads, kCount);
+    std::vector<double> sum(kCount, -1.0);
+    proxy::ProxyThread proxy(MPI_COMM_WORLD);
+    proxy::PlanSpec spec("dot");
+    spec.allreduce(MPI_COMM_WORLD, pointers(mine), sum.data(), kCount, MPI_DOUBLE, MPI_SUM);
+    const proxy::Plan plan = proxy.commit(spec);
+    EXPECT_EQ(plan.collective_count(), 1u);
+    for (int epoch = 1; epoch <= 3; ++epoch) {
+      proxy.wait(proxy.start(plan));
+      for (int k = 0; k < kCount; ++k)
+        EXPECT_EQ(sum[static_cast<std::size_t>(k)], expected_sum(size, k)) << threads << " threads, epoch " << epoch;
+    }
+  }
+}
+
+TEST(HierarchicalPlans, ThreadsMarkTheirContributionsReadyAndTheElementWaitsForAll) {
+  const int rank = world_rank(), size = world_size();
+  constexpr int kThreads = 3, kCount = 2;
+  std::vector<std::vector<double>> mine(kThreads, std::vector<double>(kCount, 0.0));
+  std::vector<double> sum(kCount, -1.0), max(kCount, -1.0);
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("dot-early");
+  spec.parts(kThreads)
+      .allreduce_when_ready({0, 1, 2}, MPI_COMM_WORLD, pointers(mine), sum.data(), kCount, MPI_DOUBLE, MPI_SUM)
+      .allreduce_when_ready({0, 1, 2}, MPI_COMM_WORLD, pointers(mine), max.data(), kCount, MPI_DOUBLE, MPI_MAX);
+  const proxy::Plan plan = proxy.commit(spec);
+  for (int epoch = 1; epoch <= 4; ++epoch) {
+    const proxy::Ticket ticket = proxy.start(plan);
+    std::vector<std::thread> team;
+    for (int t = 0; t < kThreads; ++t)
+      team.emplace_back([&, t] {
+        const auto values = contributions_of(rank, kThreads, kCount)[static_cast<std::size_t>(t)];
+        // Only thread 0's large value changes with the epoch: the ones stay too small to count.
+        for (int k = 0; k < kCount; ++k) mine[t][k] = values[static_cast<std::size_t>(k)] * (t == 0 ? epoch : 1);
+        proxy.ready(ticket, t);  // written: the proxy may read it now
+      });
+    for (auto& thread : team) thread.join();
+    proxy.wait(ticket);
+    for (int k = 0; k < kCount; ++k) {
+      EXPECT_EQ(sum[static_cast<std::size_t>(k)], expected_sum(size, k) * epoch) << "epoch " << epoch;
+      EXPECT_EQ(max[static_cast<std::size_t>(k)], kTwo53 * size * (k + 1) * epoch) << "epoch " << epoch;
+    }
+  }
+}
+
+TEST(HierarchicalPlans, AHeldElementDoesNotCompleteAndItsTimeoutNamesTheMissingPart) {
+  // On MPI_COMM_SELF: only this rank's threads hold it back, so the test can time out and then go on.
+  double a = 1.5, b = 2.25, sum = 0.0;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("held");
+  spec.parts(2).allreduce_when_ready({0, 1}, MPI_COMM_SELF, {&a, &b}, &sum, 1, MPI_DOUBLE, MPI_SUM);
+  const proxy::Plan plan = proxy.commit(spec);
+  const proxy::Ticket ticket = proxy.start(plan);
+  proxy.ready(ticket, 1);
+  const std::string message = message_of([&] { proxy.wait(ticket, std::chrono::milliseconds(200)); });
+  EXPECT_NE(message.find("plan 'held'"), std::string::npos) << message;
+  EXPECT_NE(message.find("allreduce over 1 ranks (8 bytes) waiting for parts 0"), std::string::npos) << message;
+  EXPECT_FALSE(proxy.test(ticket));  // still held: nothing can complete it but part 0
+  EXPECT_EQ(sum, 0.0);
+  proxy.ready(ticket, 0);
+  proxy.wait(ticket);
+  EXPECT_EQ(sum, 3.75);
+}
+
+TEST(HierarchicalPlans, ReduceToTheLastRankAndBroadcastFromItWhenItsPartIsReady) {
+  const int rank = world_rank(), size = world_size();
+  const int root = size - 1;
+  constexpr int kThreads = 2, kCount = 4;
+  auto mine = contributions_of(rank, kThreads, kCount);
+  std::vector<double> total(kCount, -1.0), panel(kCount, -1.0);
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("reduce-then-broadcast");
+  // Off the root the result is not read: null, as MPI allows.
+  spec.parts(1)
+      .reduce(MPI_COMM_WORLD, root, pointers(mine), rank == root ? total.data() : nullptr, kCount, MPI_DOUBLE, MPI_SUM)
+      .broadcast_when_ready({0}, MPI_COMM_WORLD, root, panel.data(), kCount, MPI_DOUBLE);
+  const proxy::Plan plan = proxy.commit(spec);
+  for (int epoch = 1; epoch <= 3; ++epoch) {
+    const proxy::Ticket ticket = proxy.start(plan);
+    std::thread writer([&] {
+      if (rank == root)
+        for (int k = 0; k < kCount; ++k) panel[static_cast<std::size_t>(k)] = 10.0 * epoch + k;
+      proxy.ready(ticket, 0);
+    });
+    writer.join();
+    proxy.wait(ticket);
+    for (int k = 0; k < kCount; ++k) {
+      if (rank == root) EXPECT_EQ(total[static_cast<std::size_t>(k)], expected_sum(size, k)) << "epoch " << epoch;
+      EXPECT_EQ(panel[static_cast<std::size_t>(k)], 10.0 * epoch + k) << "epoch " << epoch;
+    }
+  }
+}
+
+// A non-commutative operation: "the left operand" (associative). MPI's order is contribution 0 first, so
+// the result is rank 0's first contribution; folding the wrong way would give the last one.
+void take_left(void* in, void* inout, int* len, MPI_Datatype*) {
+  const double* left = static_cast<const double*>(in);
+  double* right = static_cast<double*>(inout);
+  for (int i = 0; i < *len; ++i) right[i] = left[i];
+}
+
+TEST(HierarchicalPlans, ANonCommutativeOperationKeepsTheContributionsOrder) {
+  const int rank = world_rank();
+  MPI_Op left = MPI_OP_NULL;
+  MPI_Op_create(&take_left, 0, &left);
+  std::vector<double> c0{100.0 + rank}, c1{200.0 + rank}, c2{300.0 + rank};
+  double result = -1.0;
+  {
+    proxy::ProxyThread proxy(MPI_COMM_WORLD);
+    proxy::PlanSpec spec("ordered");
+    spec.allreduce(MPI_COMM_WORLD, {c0.data(), c1.data(), c2.data()}, &result, 1, MPI_DOUBLE, left);
+    proxy.wait(proxy.start(proxy.commit(spec)));
+  }
+  EXPECT_EQ(result, 100.0);
+  MPI_Op_free(&left);
+}
+
+TEST(HierarchicalPlans, BadElementsAreRefusedByName) {
+  double a = 0.0, sum = 0.0;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  EXPECT_EQ(message_of([&] {
+              proxy::PlanSpec spec("dot");
+              spec.allreduce(MPI_COMM_WORLD, {&a, nullptr}, &sum, 1, MPI_DOUBLE, MPI_SUM);
+              proxy.commit(spec);
+            }),
+            "plan 'dot': allreduce element 0 has a null contribution 1 for count 1");
+  MPI_Datatype strided = MPI_DATATYPE_NULL;
+  MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &strided);
+  MPI_Type_commit(&strided);
+  double pair[4] = {}, out[4] = {};
+  EXPECT_EQ(message_of([&] {
+              proxy::PlanSpec spec("dot");
+              spec.allreduce(MPI_COMM_WORLD, {pair, pair}, out, 1, strided, MPI_SUM);
+              proxy.commit(spec);
+            }),
+            "plan 'dot': allreduce element 0 has contributions of a non-contiguous datatype (size 16, extent 24): "
+            "use a contiguous one");
+  MPI_Type_free(&strided);
+  EXPECT_EQ(message_of([&] {
+              proxy::PlanSpec spec("dot");
+              spec.parts(2).allreduce_when_ready({0, 2}, MPI_COMM_WORLD, {&a}, &sum, 1, MPI_DOUBLE, MPI_SUM);
+              proxy.commit(spec);
+            }),
+            "plan 'dot': allreduce element 0 waits for part 2, outside [0, 2)");
+  EXPECT_EQ(message_of([&] {
+              proxy::PlanSpec spec("panel");
+              spec.parts(1).broadcast_when_ready({0, 0}, MPI_COMM_WORLD, 0, &a, 1, MPI_DOUBLE);
+              proxy.commit(spec);
+            }),
+            "plan 'panel': broadcast element 0 lists part 0 twice");
+}
+
+}  // namespace
