@@ -1,5 +1,6 @@
-// bench_node_allreduce: the hierarchical allreduce of proxy::NodeCollectives (team reduce, the proxy's
-// MPI_Iallreduce among the ranks, team broadcast) against what hybrid MPI+OpenMP codes write today: the
+// bench_node_allreduce: the hierarchical allreduce in its two forms, the call (proxy::NodeCollectives: team
+// reduce, the proxy's MPI_Iallreduce among the ranks, team broadcast) and the plan element (the proxy adds
+// the threads' vectors, then a persistent allreduce among the ranks), against what hybrid MPI+OpenMP codes write today: the
 // threads sum their vectors into a shared one (an OpenMP worksharing loop over elements), the master calls
 // MPI_Allreduce, and a barrier releases the team. The same T threads per rank, the same vector of doubles
 // per thread, the same result on every thread of every rank (checked), one parallel region for all the
@@ -126,6 +127,41 @@ Result node_collectives(const proxy::Environment& env, int threads, std::size_t 
   return result;
 }
 
+// The plan form: one hierarchical allreduce element over the threads' vectors (proxy/plan_collective.hpp).
+// The master starts the epoch; each thread marks its vector ready and waits; the proxy adds the vectors in
+// thread order, runs the allreduce among the ranks, and every thread copies the one result.
+Result plan_element(const proxy::Environment& env, int threads, std::size_t count, int iterations) {
+  std::vector<std::vector<double>> in(threads), out(threads, std::vector<double>(count));
+  for (int t = 0; t < threads; ++t) in[t].assign(count, contribution(env.rank(), threads, t));
+  const proxy::Placement where = proxy::harness::placement_for(env, proxy::harness::Mode::proxy, threads);
+  proxy::ProxyThread proxy(env.world(), where);
+  proxy::harness::bind_compute_threads(env, where);
+  std::vector<double> shared(count);
+  std::vector<const void*> contributions;
+  std::vector<int> parts;
+  for (int t = 0; t < threads; ++t) contributions.push_back(in[t].data()), parts.push_back(t);
+  proxy::PlanSpec spec("node allreduce");
+  spec.parts(threads).allreduce_when_ready(parts, proxy.comm(), contributions, shared.data(), static_cast<int>(count),
+                                           MPI_DOUBLE, MPI_SUM);
+  const proxy::Plan plan = proxy.commit(spec);
+  proxy::Ticket ticket;
+  const auto times = timed_loop(threads, iterations, in, [&](int t) {
+#pragma omp master
+    ticket = proxy.start(plan);
+#pragma omp barrier
+    proxy.ready(ticket, t);
+    proxy.wait(ticket);
+    std::copy(shared.begin(), shared.end(), out[t].begin());
+  });
+  const double ranks_threads = static_cast<double>(env.size()) * threads;
+  Result result;
+  result.correct = all_equal(out, ranks_threads * (ranks_threads + 1.0) / 2.0);
+  result.mean_us = mean_of_slowest(times, [&](double* v, int n) {
+    proxy.call([&] { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
+  });
+  return result;
+}
+
 int run(proxy::Environment& env, int argc, char** argv) {
   apps::Options options(kProgram,
                         "The node collectives' hierarchical allreduce (team, proxy, team) against an OpenMP sum\n"
@@ -157,15 +193,18 @@ int run(proxy::Environment& env, int argc, char** argv) {
   std::string placement;
   std::vector<Result> node;
   for (std::size_t bytes : sizes) node.push_back(node_collectives(env, threads, bytes / 8, iterations_for(bytes), placement));
+  std::vector<Result> planned;
+  for (std::size_t bytes : sizes) planned.push_back(plan_element(env, threads, bytes / 8, iterations_for(bytes)));
   bool correct = true;
-  for (std::size_t i = 0; i < sizes.size(); ++i) correct = correct && today[i].correct && node[i].correct;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    correct = correct && today[i].correct && node[i].correct && planned[i].correct;
   if (env.rank() == 0) {
     std::printf("# %s: %d ranks x %d threads; node collectives' rank 0: %s\n", kProgram, env.size(), threads,
                 placement.c_str());
-    std::printf("%10s %14s %14s %10s\n", "bytes", "omp+mpi_us", "node_us", "speedup");
+    std::printf("%10s %14s %14s %10s %14s %10s\n", "bytes", "omp+mpi_us", "node_us", "speedup", "plan_us", "speedup");
     for (std::size_t i = 0; i < sizes.size(); ++i)
-      std::printf("%10zu %14.2f %14.2f %10.2f\n", sizes[i], today[i].mean_us, node[i].mean_us,
-                  today[i].mean_us / node[i].mean_us);
+      std::printf("%10zu %14.2f %14.2f %10.2f %14.2f %10.2f\n", sizes[i], today[i].mean_us, node[i].mean_us,
+                  today[i].mean_us / node[i].mean_us, planned[i].mean_us, today[i].mean_us / planned[i].mean_us);
     if (!correct) std::fprintf(stderr, "%s: error: a result differs from the exact sum\n", kProgram);
   }
   return correct ? apps::kExitSuccess : apps::kExitRunFailure;

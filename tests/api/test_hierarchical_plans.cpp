@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -146,6 +147,60 @@ TEST(HierarchicalPlans, ReduceToTheLastRankAndBroadcastFromItWhenItsPartIsReady)
       EXPECT_EQ(panel[static_cast<std::size_t>(k)], 10.0 * epoch + k) << "epoch " << epoch;
     }
   }
+}
+
+// Against MPI_Allreduce itself (run on the proxy): the contributions added up by the test in order on each
+// rank, then reduced over the ranks by MPI. Integers bitwise (built-in operations through MPI_Reduce_local);
+// doubles within the rounding bound of the sums, n eps sum|x|.
+TEST(HierarchicalPlans, MatchesMpiAllreduceBitwiseForIntegersAndWithinRoundingForDoubles) {
+  const int rank = world_rank();
+  constexpr int kThreads = 5, kCount = 33;
+  std::vector<std::vector<long>> ints(kThreads, std::vector<long>(kCount));
+  std::vector<std::vector<double>> reals(kThreads, std::vector<double>(kCount));
+  unsigned state = 12345u + 977u * static_cast<unsigned>(rank);
+  const auto next = [&state] { return state = state * 1103515245u + 12345u; };
+  for (int t = 0; t < kThreads; ++t)
+    for (int k = 0; k < kCount; ++k) {
+      ints[t][k] = static_cast<long>(next() % 2000001) - 1000000;
+      reals[t][k] = (static_cast<double>(next() % 1000003) - 500000.0) * 1e-3 * (1 + k % 7);
+    }
+  std::vector<const void*> int_parts, real_parts;
+  for (int t = 0; t < kThreads; ++t) int_parts.push_back(ints[t].data()), real_parts.push_back(reals[t].data());
+  std::vector<long> sum(kCount), max(kCount), xored(kCount), want_sum(kCount), want_max(kCount), want_xor(kCount);
+  std::vector<double> real_sum(kCount), want_real(kCount), magnitude(kCount);
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("checked");
+  spec.allreduce(proxy.comm(), int_parts, sum.data(), kCount, MPI_LONG, MPI_SUM)
+      .allreduce(proxy.comm(), int_parts, max.data(), kCount, MPI_LONG, MPI_MAX)
+      .allreduce(proxy.comm(), int_parts, xored.data(), kCount, MPI_LONG, MPI_BXOR)
+      .allreduce(proxy.comm(), real_parts, real_sum.data(), kCount, MPI_DOUBLE, MPI_SUM);
+  proxy.wait(proxy.start(proxy.commit(spec)));
+
+  std::vector<long> local_sum(kCount, 0), local_max(kCount, ints[0][0]), local_xor(kCount, 0);
+  std::vector<double> local_real(kCount, 0.0), local_magnitude(kCount, 0.0);
+  for (int k = 0; k < kCount; ++k) {
+    local_max[k] = ints[0][k];
+    for (int t = 0; t < kThreads; ++t) {
+      local_sum[k] += ints[t][k];
+      local_max[k] = std::max(local_max[k], ints[t][k]);
+      local_xor[k] ^= ints[t][k];
+      local_real[k] += reals[t][k];
+      local_magnitude[k] += std::fabs(reals[t][k]);
+    }
+  }
+  proxy.call([&] {
+    MPI_Allreduce(local_sum.data(), want_sum.data(), kCount, MPI_LONG, MPI_SUM, proxy.comm());
+    MPI_Allreduce(local_max.data(), want_max.data(), kCount, MPI_LONG, MPI_MAX, proxy.comm());
+    MPI_Allreduce(local_xor.data(), want_xor.data(), kCount, MPI_LONG, MPI_BXOR, proxy.comm());
+    MPI_Allreduce(local_real.data(), want_real.data(), kCount, MPI_DOUBLE, MPI_SUM, proxy.comm());
+    MPI_Allreduce(local_magnitude.data(), magnitude.data(), kCount, MPI_DOUBLE, MPI_SUM, proxy.comm());
+  });
+  EXPECT_EQ(sum, want_sum);
+  EXPECT_EQ(max, want_max);
+  EXPECT_EQ(xored, want_xor);
+  const double terms = kThreads * world_size();
+  for (int k = 0; k < kCount; ++k)
+    EXPECT_LE(std::fabs(real_sum[k] - want_real[k]), 2 * terms * 2.2205e-16 * magnitude[k]) << "element " << k;
 }
 
 // A non-commutative operation: "the left operand" (associative). MPI's order is contribution 0 first, so
