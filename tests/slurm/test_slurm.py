@@ -40,6 +40,18 @@ class TestSlurm(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+    def assert_allocation_refused(self, tool, command, needs, lower):
+        """`command` (inside salloc) asks for `needs` tasks x 1 CPU on one node, more than the allocation holds:
+        exit 2 before any srun, with the line naming the job, the numbers and the options to lower."""
+        done = run(command, env=self.env, timeout=TIMEOUT)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        job = re.search(r"Granted job allocation (\d+)", done.stderr).group(1)
+        self.assertRegex(done.stderr, re.escape(
+            f"{tool}: error: mode sync needs {needs} task(s) x 1 CPU(s) on 1 node(s), {needs} CPUs per node, but "
+            f"the allocation (SLURM_JOB_ID={job}) has 1 node(s) of ") + r"[0-9]+" + re.escape(
+            f" CPUs: srun would wait for ever (ask for more, or lower {lower})"))
+        self.assertNotIn("+ srun", done.stderr)
+
     def test_pairing_sweep_under_salloc(self):
         """The shipped thesis-pairing spec, tiny, inside `salloc -n 2` (the default launcher is then srun,
         with the PMI the build's MPI needs): every point verified, every sync/async record from one 2-rank
@@ -141,15 +153,9 @@ class TestSlurm(unittest.TestCase):
                          [("sync", 2, 1, True), ("async", 2, 1, True), ("mt", 1, 2, True), ("proxy", 1, 2, True)])
         self.assertIn("verify: sync identical, async identical, mt identical, proxy identical", done.stdout)
         cores = os.cpu_count() + 1  # more than any allocation here holds (CR_Core may round a task up to a core)
-        done = run(["salloc", "-n", "1", "--time=5", COMPARE, "--driver", REDBLACK3D, "--n", "16", "--iters", "2",
-                    "--cores", str(cores)], env=self.env, timeout=TIMEOUT)
-        self.assertEqual(done.returncode, 2, done.stderr)
-        job = re.search(r"Granted job allocation (\d+)", done.stderr).group(1)
-        self.assertRegex(done.stderr, re.escape(
-            f"compare: error: mode sync needs {cores} task(s) x 1 CPU(s) on 1 node(s), {cores} CPUs per node, but "
-            f"the allocation (SLURM_JOB_ID={job}) has 1 node(s) of ") + r"[0-9]+" + re.escape(
-            " CPUs: srun would wait for ever (ask for more, or lower --cores/--nodes)"))
-        self.assertNotIn("+ srun", done.stderr)
+        self.assert_allocation_refused(
+            "compare", ["salloc", "-n", "1", "--time=5", COMPARE, "--driver", REDBLACK3D, "--n", "16", "--iters", "2",
+                        "--cores", str(cores)], cores, "--cores/--nodes")
 
     @unittest.skipUnless(built(SUMMA), "summa is not built")
     def test_compare_panels_builds_each_modes_geometry(self):
@@ -163,14 +169,10 @@ class TestSlurm(unittest.TestCase):
         self.assertEqual([(r["mode"], r["ranks"], r["threads_per_rank"], r["verified"]) for r in read_jsonl(output)],
                          [("sync", 2, 1, True), ("async", 2, 1, True), ("mt", 1, 2, True), ("proxy", 1, 1, True)])
         ranks = os.cpu_count() + 1
-        done = run(["salloc", "-n", "2", "--time=5", COMPARE_PANELS, "--driver", SUMMA.resolve(), "--size", "128",
-                    "--panels", "32", "--single-tier-ranks", str(ranks)], env=self.env, timeout=TIMEOUT)
-        self.assertEqual(done.returncode, 2, done.stderr)
-        job = re.search(r"Granted job allocation (\d+)", done.stderr).group(1)
-        self.assertRegex(done.stderr, re.escape(
-            f"compare-panels: error: mode sync needs {ranks} task(s) x 1 CPU(s) on 1 node(s), {ranks} CPUs per node, "
-            f"but the allocation (SLURM_JOB_ID={job}) has 1 node(s) of ") + r"[0-9]+" + re.escape(
-            " CPUs: srun would wait for ever (ask for more, or lower --single-tier-ranks/--multi-tier-ranks)"))
+        self.assert_allocation_refused(
+            "compare-panels", ["salloc", "-n", "2", "--time=5", COMPARE_PANELS, "--driver", SUMMA.resolve(), "--size",
+                               "128", "--panels", "32", "--single-tier-ranks", str(ranks)],
+            ranks, "--single-tier-ranks/--multi-tier-ranks")
 
     def test_sweep_timeout_names_the_pending_reason(self):
         """Outside an allocation a point larger than the node (3 ranks, 2 CPUs) waits in the queue: at the
