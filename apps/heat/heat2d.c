@@ -1,0 +1,229 @@
+/* heat2d-c: heat2d (heat2d.cpp) in C, through the C API <proxy/proxy.h>: the same explicit 2-D heat
+ * equation, rows split over the ranks, the halo rows moved by a plan per buffer while OpenMP threads update
+ * the interior rows. --verify recomputes the whole grid serially on every rank, compares bit for bit, and
+ * prints a checksum of the final grid (the XOR of every value's bits, rotated by its global index), which
+ * the tests compare with the C++ heat2d's own rows (tests/c).
+ *   usage: mpiexec -n 2 heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]
+ * --bad-peer adds a transfer to a rank outside the communicator: the commit's one-line refusal, exit 1.
+ * Exit status: 0, 1 for a run-time failure, 2 for a bad argument, 3 when --verify finds a difference. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxy/proxy.h>
+
+enum { kExitSuccess = 0, kExitRunFailure = 1, kExitUsage = 2, kExitVerificationFailed = 3 };
+static const double kRate = 0.2; /* dt*alpha/h^2, as heat2d_problem.hpp */
+
+struct problem {
+  int nx, ny, steps, verify, bad_peer;
+};
+
+/* heat2d_problem.cpp's initial values, row split and row update, operation for operation. */
+static double initial(int gx, int gy, int nx, int ny) {
+  return (gx == 0 || gy == 0 || gx == nx - 1 || gy == ny - 1) ? 0.0 : sin(0.1 * gx) * cos(0.07 * gy);
+}
+static int rows_of(int rank, int ranks, int ny) { return ny / ranks + (rank < ny % ranks ? 1 : 0); }
+static int first_row_of(int rank, int ranks, int ny) {
+  return rank * (ny / ranks) + (rank < ny % ranks ? rank : ny % ranks);
+}
+static void update_row(const double* up, const double* row, const double* down, double* out, int nx, int fixed) {
+  out[0] = row[0];
+  out[nx - 1] = row[nx - 1];
+  for (int x = 1; x < nx - 1; ++x)
+    out[x] = fixed ? row[x] : row[x] + kRate * (up[x] + down[x] + row[x - 1] + row[x + 1] - 4.0 * row[x]);
+}
+
+/* One value's share of the checksum: its bits rotated left by its global index modulo 64. */
+static uint64_t checksum_term(double value, long long index) {
+  uint64_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  const unsigned shift = (unsigned)(index % 64);
+  return shift == 0 ? bits : (bits << shift) | (bits >> (64 - shift));
+}
+
+/* Parses argv; returns -1 to run, else the exit status (the message printed by rank 0). */
+static int parse(int argc, char** argv, int rank, int ranks, struct problem* p) {
+  p->nx = 256, p->ny = 256, p->steps = 200, p->verify = 0, p->bad_peer = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char* option = argv[i];
+    int* target = NULL;
+    long least = 1;
+    if (strcmp(option, "--verify") == 0) { p->verify = 1; continue; }
+    if (strcmp(option, "--bad-peer") == 0) { p->bad_peer = 1; continue; }
+    if (strcmp(option, "--help") == 0) {
+      if (rank == 0) printf("usage: heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]\n");
+      return kExitSuccess;
+    }
+    if (strcmp(option, "--nx") == 0) target = &p->nx, least = 3;
+    else if (strcmp(option, "--ny") == 0) target = &p->ny, least = ranks;
+    else if (strcmp(option, "--iters") == 0) target = &p->steps, least = 1;
+    if (target == NULL) {
+      if (rank == 0) fprintf(stderr, "heat2d-c: error: unknown option '%s'\n", option);
+      return kExitUsage;
+    }
+    const char* text = i + 1 < argc ? argv[++i] : "";
+    char* end = NULL;
+    const long value = strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || value < least || value > (1L << 24)) {
+      if (rank == 0) fprintf(stderr, "heat2d-c: error: %s must be at least %ld, got '%s'\n", option, least, text);
+      return kExitUsage;
+    }
+    *target = (int)value;
+  }
+  return -1;
+}
+
+/* The failing call's message, "heat2d-c: error: <what the C++ API says>", from every rank that failed. */
+static int report(const char* what) {
+  fprintf(stderr, "heat2d-c: error: %s\n", what);
+  return kExitRunFailure;
+}
+
+/* The run on an initialised environment; returns main's exit status. */
+static int run(proxy_environment* env, const struct problem* p, int rank, int size) {
+  const int nx = p->nx, ny = p->ny, rows = rows_of(rank, size, ny), first = first_row_of(rank, size, ny);
+  const size_t row_count = (size_t)(rows + 2);
+  double* u[2] = {calloc(row_count * nx, sizeof(double)), calloc(row_count * nx, sizeof(double))};
+  if (u[0] == NULL || u[1] == NULL) return report("out of memory for the grid");
+#define ROW(b, r) (u[b] + (size_t)(r) * nx)
+  for (int r = 1; r <= rows; ++r)
+    for (int x = 0; x < nx; ++x) ROW(0, r)[x] = initial(x, first + r - 1, nx, ny);
+
+  int status = kExitSuccess;
+  proxy_placement* placement = NULL;
+  proxy_thread* proxy = NULL;
+  proxy_plan* halo[2] = {NULL, NULL};
+  proxy_plan_spec* spec = NULL;
+  if (proxy_environment_placement(env, 0, 1, &placement) != PROXY_SUCCESS ||
+      proxy_thread_create_placed(MPI_COMM_WORLD, placement, &proxy) != PROXY_SUCCESS ||
+      proxy_environment_bind_openmp_threads(env, placement, NULL) != PROXY_SUCCESS) {
+    status = report(proxy_last_error());
+    goto done;
+  }
+  if (rank == 0) {
+    char where[256];
+    const char* strategy = "";
+    proxy_placement_describe(placement, where, sizeof where);
+    proxy_thread_progress_strategy(proxy, &strategy);
+    printf("heat2d-c: %dx%d, %d steps, %d ranks; rank 0 %s; progress %s\n", nx, ny, p->steps, size, where, strategy);
+  }
+
+  /* The halo of each buffer, as heat2d_problem.cpp's commit_halo: edge rows out, ghost rows in. */
+  const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+  for (int b = 0; b < 2; ++b) {
+    char name[16];
+    snprintf(name, sizeof name, "halo-%d", b);
+    if (proxy_plan_spec_create(name, &spec) != PROXY_SUCCESS ||
+        proxy_plan_spec_send(spec, up, 0, ROW(b, 1), nx, MPI_DOUBLE) != PROXY_SUCCESS ||
+        proxy_plan_spec_recv(spec, down, 0, ROW(b, rows + 1), nx, MPI_DOUBLE) != PROXY_SUCCESS ||
+        proxy_plan_spec_send(spec, down, 1, ROW(b, rows), nx, MPI_DOUBLE) != PROXY_SUCCESS ||
+        proxy_plan_spec_recv(spec, up, 1, ROW(b, 0), nx, MPI_DOUBLE) != PROXY_SUCCESS ||
+        (p->bad_peer && proxy_plan_spec_send(spec, size, 2, ROW(b, 1), nx, MPI_DOUBLE) != PROXY_SUCCESS) ||
+        proxy_commit(proxy, spec, &halo[b]) != PROXY_SUCCESS) {
+      /* --bad-peer: every rank refuses the same plan; rank 0 says so. */
+      status = rank == 0 ? report(proxy_last_error()) : kExitRunFailure;
+      goto done;
+    }
+    proxy_plan_spec_free(spec);
+    spec = NULL;
+  }
+
+  for (int step = 0; step < p->steps; ++step) {
+    const int b = step % 2;
+    proxy_ticket ticket;
+    if (proxy_start(proxy, halo[b], &ticket) != PROXY_SUCCESS) proxy_abort(proxy_last_error(), kExitRunFailure);
+#pragma omp parallel for schedule(static)
+    for (int r = 2; r <= rows - 1; ++r) {
+      const int global = first + r - 1;
+      update_row(ROW(b, r - 1), ROW(b, r), ROW(b, r + 1), ROW(1 - b, r), nx, global == 0 || global == ny - 1);
+      if (r % 16 == 0) proxy_progress_point(proxy); /* moves the halo along under cooperative progress */
+    }
+    if (proxy_wait(proxy, ticket, PROXY_WAIT_DEFAULT_TIMEOUT) != PROXY_SUCCESS) {
+      /* The peer cannot know: end the job now, while the proxy still runs. */
+      char line[1024];
+      snprintf(line, sizeof line, "heat2d-c: error: rank %d: %s", rank, proxy_last_error());
+      proxy_abort(line, kExitRunFailure);
+    }
+    for (int r = 1; r <= rows; r += (rows > 1 ? rows - 1 : 1)) {
+      const int global = first + r - 1;
+      update_row(ROW(b, r - 1), ROW(b, r), ROW(b, r + 1), ROW(1 - b, r), nx, global == 0 || global == ny - 1);
+    }
+  }
+
+  if (p->verify) {
+    /* The serial solver, whole, on every rank (heat2d_problem.cpp's max_difference_from_serial). */
+    double* g[2] = {calloc((size_t)ny * nx, sizeof(double)), calloc((size_t)ny * nx, sizeof(double))};
+    if (g[0] == NULL || g[1] == NULL) proxy_abort("heat2d-c: error: out of memory for the serial grid", 1);
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) g[0][(size_t)y * nx + x] = initial(x, y, nx, ny);
+    for (int step = 0; step < p->steps; ++step)
+      for (int y = 0; y < ny; ++y) {
+        const double* r = g[step % 2] + (size_t)y * nx;
+        update_row(y > 0 ? r - nx : r, r, y < ny - 1 ? r + nx : r, g[(step + 1) % 2] + (size_t)y * nx, nx,
+                   y == 0 || y == ny - 1);
+      }
+    const int last = p->steps % 2;
+    double difference = 0.0, max_difference = 0.0;
+    uint64_t checksum = 0, global_checksum = 0;
+    for (int r = 1; r <= rows; ++r)
+      for (int x = 0; x < nx; ++x) {
+        const double mine = ROW(last, r)[x], serial = g[last][(size_t)(first + r - 1) * nx + x];
+        difference = fmax(difference, fabs(mine - serial));
+        checksum ^= checksum_term(mine, (long long)(first + r - 1) * nx + x);
+      }
+    free(g[0]);
+    free(g[1]);
+    /* The reductions as a plan of two collective elements, started once. */
+    proxy_plan* verify = NULL;
+    proxy_ticket ticket;
+    if (proxy_plan_spec_create("verify", &spec) != PROXY_SUCCESS ||
+        proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, &difference, &max_difference, 1, MPI_DOUBLE, MPI_MAX) !=
+            PROXY_SUCCESS ||
+        proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, &checksum, &global_checksum, 1, MPI_UINT64_T, MPI_BXOR) !=
+            PROXY_SUCCESS ||
+        proxy_commit(proxy, spec, &verify) != PROXY_SUCCESS || proxy_start(proxy, verify, &ticket) != PROXY_SUCCESS ||
+        proxy_wait(proxy, ticket, PROXY_WAIT_DEFAULT_TIMEOUT) != PROXY_SUCCESS) {
+      char line[1024];
+      snprintf(line, sizeof line, "heat2d-c: error: rank %d: %s", rank, proxy_last_error());
+      proxy_abort(line, kExitRunFailure);
+    }
+    proxy_plan_free(verify);
+    if (rank == 0) {
+      printf("heat2d-c: checksum %016llx\n", (unsigned long long)global_checksum);
+      printf("heat2d-c: verify: max difference from the serial solver %g\n", max_difference);
+    }
+    if (max_difference != 0.0) status = kExitVerificationFailed;
+  }
+#undef ROW
+
+done:
+  proxy_plan_spec_free(spec);
+  proxy_plan_free(halo[0]);
+  proxy_plan_free(halo[1]);
+  proxy_thread_free(proxy);
+  proxy_placement_free(placement);
+  free(u[0]);
+  free(u[1]);
+  return status;
+}
+
+int main(int argc, char** argv) {
+  proxy_environment* env = NULL;
+  const proxy_status started = proxy_environment_create(&argc, &argv, &env);
+  if (started != PROXY_SUCCESS) {
+    /* A refused PROXY_* setting has been written by the environment already; anything else is said here. */
+    if (started == PROXY_ERROR_SETTINGS) return kExitUsage;
+    return report(proxy_last_error());
+  }
+  int rank = 0, size = 1;
+  proxy_environment_rank(env, &rank);
+  proxy_environment_size(env, &size);
+  struct problem problem;
+  int status = parse(argc, argv, rank, size, &problem);
+  if (status < 0) status = run(env, &problem, rank, size);
+  proxy_environment_free(env);
+  return status;
+}

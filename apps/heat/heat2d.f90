@@ -1,0 +1,304 @@
+! heat2d-fortran: heat2d (heat2d.cpp) in Fortran, through `use proxy`: the same explicit 2-D heat equation,
+! rows split over the ranks, the halo rows moved by a plan per buffer while OpenMP threads update the
+! interior rows. --verify recomputes the whole grid serially on every rank, compares bit for bit, and prints
+! the checksum heat2d-c prints (tests/c compare it with the C++ heat2d's rows).
+!   usage: mpiexec -n 2 heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]
+! --bad-peer adds a transfer to a rank outside the communicator: the commit's one-line refusal, exit 1.
+! Exit status: 0, 1 for a run-time failure, 2 for a bad argument, 3 when --verify finds a difference.
+module heat2d_problem
+  use, intrinsic :: iso_fortran_env, only: real64, int64, error_unit
+  implicit none
+  real(real64), parameter :: rate = 0.2_real64  ! dt*alpha/h^2, as heat2d_problem.hpp
+contains
+  ! heat2d_problem.cpp's initial values, row split and row update, operation for operation.
+  pure real(real64) function initial(gx, gy, nx, ny)
+    integer, intent(in) :: gx, gy, nx, ny
+    if (gx == 0 .or. gy == 0 .or. gx == nx - 1 .or. gy == ny - 1) then
+      initial = 0.0_real64
+    else
+      initial = sin(0.1_real64 * gx) * cos(0.07_real64 * gy)
+    end if
+  end function
+
+  pure integer function rows_of(rank, ranks, ny)
+    integer, intent(in) :: rank, ranks, ny
+    rows_of = ny / ranks + merge(1, 0, rank < mod(ny, ranks))
+  end function
+
+  pure integer function first_row_of(rank, ranks, ny)
+    integer, intent(in) :: rank, ranks, ny
+    first_row_of = rank * (ny / ranks) + min(rank, mod(ny, ranks))
+  end function
+
+  subroutine update_row(up, row, down, out, nx, fixed)
+    integer, intent(in) :: nx
+    real(real64), intent(in) :: up(0:nx - 1), row(0:nx - 1), down(0:nx - 1)
+    real(real64), intent(out) :: out(0:nx - 1)
+    logical, intent(in) :: fixed
+    integer :: x
+    out(0) = row(0)
+    out(nx - 1) = row(nx - 1)
+    do x = 1, nx - 2
+      if (fixed) then
+        out(x) = row(x)
+      else
+        out(x) = row(x) + rate * (up(x) + down(x) + row(x - 1) + row(x + 1) - 4.0_real64 * row(x))
+      end if
+    end do
+  end subroutine
+
+  ! One value's share of the checksum: its bits rotated left by its global index modulo 64.
+  pure integer(int64) function checksum_term(value, index)
+    real(real64), intent(in) :: value
+    integer(int64), intent(in) :: index
+    checksum_term = ishftc(transfer(value, 0_int64), int(mod(index, 64_int64)))
+  end function
+end module heat2d_problem
+
+program heat2d
+  use, intrinsic :: iso_fortran_env, only: real64, int64, error_unit, output_unit
+  use mpi_f08, only: MPI_COMM_WORLD, MPI_PROC_NULL, MPI_DOUBLE_PRECISION, MPI_INTEGER8, MPI_MAX, MPI_BXOR
+  use proxy
+  use heat2d_problem
+  implicit none
+  integer, parameter :: exit_success = 0, exit_run_failure = 1, exit_usage = 2, exit_verification_failed = 3
+  type(proxy_environment) :: env
+  type(proxy_placement) :: placement
+  type(proxy_thread) :: thread
+  type(proxy_plan_spec) :: spec
+  type(proxy_plan) :: halo(0:1), verify_plan
+  type(proxy_ticket) :: ticket
+  real(real64), allocatable, asynchronous :: u(:, :, :)
+  real(real64), allocatable :: g(:, :, :)
+  real(real64), asynchronous :: difference(1), max_difference(1)     ! plan buffers are arrays
+  integer(int64), asynchronous :: checksum(1), global_checksum(1)
+  integer :: nx = 256, ny = 256, steps = 200, rank, size, rows, first, up, down, b, r, x, y, step, last, status
+  logical :: verify_requested = .false., bad_peer = .false.
+  character(:), allocatable :: where, strategy
+  character(16) :: name, hex
+
+  status = proxy_environment_create(env)
+  if (status == PROXY_ERROR_SETTINGS) stop exit_usage, quiet=.true.  ! its line was written already
+  if (status /= PROXY_SUCCESS) call fail(proxy_last_error())
+  status = proxy_environment_rank(env, rank)
+  status = proxy_environment_size(env, size)
+  status = parse()
+  if (status >= 0) then
+    status = proxy_environment_free(env)
+    stop status, quiet=.true.
+  end if
+
+  rows = rows_of(rank, size, ny)
+  first = first_row_of(rank, size, ny)
+  allocate(u(0:nx - 1, 0:rows + 1, 0:1))
+  u = 0.0_real64
+  do r = 1, rows
+    do x = 0, nx - 1
+      u(x, r, 0) = initial(x, first + r - 1, nx, ny)
+    end do
+  end do
+
+  call check(proxy_environment_placement(env, 0, .true., placement))
+  call check(proxy_thread_create_placed(MPI_COMM_WORLD, placement, thread))
+  call check(proxy_environment_bind_openmp_threads(env, placement))
+  if (rank == 0) then
+    call check(proxy_placement_describe(placement, where))
+    call check(proxy_thread_progress_strategy(thread, strategy))
+    write(output_unit, '(a,i0,a,i0,a,i0,a,i0,a)') 'heat2d-fortran: ', nx, 'x', ny, ', ', steps, ' steps, ', size, &
+        ' ranks; rank 0 ' // where // '; progress ' // strategy
+  end if
+
+  ! The halo of each buffer, as heat2d_problem.cpp's commit_halo: edge rows out, ghost rows in.
+  up = merge(rank - 1, MPI_PROC_NULL, rank > 0)
+  down = merge(rank + 1, MPI_PROC_NULL, rank < size - 1)
+  do b = 0, 1
+    write(name, '(a,i0)') 'halo-', b
+    call check(proxy_plan_spec_create(trim(name), spec))
+    call check(proxy_plan_spec_send(spec, up, 0, u(:, 1, b), nx, MPI_DOUBLE_PRECISION))
+    call check(proxy_plan_spec_recv(spec, down, 0, u(:, rows + 1, b), nx, MPI_DOUBLE_PRECISION))
+    call check(proxy_plan_spec_send(spec, down, 1, u(:, rows, b), nx, MPI_DOUBLE_PRECISION))
+    call check(proxy_plan_spec_recv(spec, up, 1, u(:, 0, b), nx, MPI_DOUBLE_PRECISION))
+    if (bad_peer) call check(proxy_plan_spec_send(spec, size, 2, u(:, 1, b), nx, MPI_DOUBLE_PRECISION))
+    status = proxy_commit(thread, spec, halo(b))
+    if (status /= PROXY_SUCCESS) then  ! --bad-peer: every rank refuses the same plan; rank 0 says so
+      if (rank == 0) write(error_unit, '(a)') 'heat2d-fortran: error: ' // proxy_last_error()
+      status = proxy_plan_spec_free(spec)
+      status = proxy_thread_free(thread)
+      status = proxy_placement_free(placement)
+      status = proxy_environment_free(env)
+      stop exit_run_failure, quiet=.true.
+    end if
+    call check(proxy_plan_spec_free(spec))
+  end do
+
+  do step = 0, steps - 1
+    b = mod(step, 2)
+    call check_or_abort(proxy_start(thread, halo(b), ticket))
+    !$omp parallel do schedule(static)
+    do r = 2, rows - 1
+      call update_row(u(:, r - 1, b), u(:, r, b), u(:, r + 1, b), u(:, r, 1 - b), nx, fixed(r))
+      if (mod(r, 16) == 0) status = proxy_progress_point(thread)  ! moves the halo along (cooperative)
+    end do
+    !$omp end parallel do
+    call check_or_abort(proxy_wait(thread, ticket))
+    call update_row(u(:, 0, b), u(:, 1, b), u(:, 2, b), u(:, 1, 1 - b), nx, fixed(1))
+    if (rows > 1) call update_row(u(:, rows - 1, b), u(:, rows, b), u(:, rows + 1, b), u(:, rows, 1 - b), nx, &
+                                  fixed(rows))
+  end do
+
+  status = exit_success
+  if (verify_requested) then
+    ! The serial solver, whole, on every rank (heat2d_problem.cpp's max_difference_from_serial).
+    allocate(g(0:nx - 1, 0:ny - 1, 0:1))
+    do y = 0, ny - 1
+      do x = 0, nx - 1
+        g(x, y, 0) = initial(x, y, nx, ny)
+      end do
+    end do
+    do step = 0, steps - 1
+      b = mod(step, 2)
+      do y = 0, ny - 1
+        call update_row(g(:, max(y - 1, 0), b), g(:, y, b), g(:, min(y + 1, ny - 1), b), g(:, y, 1 - b), nx, &
+                        y == 0 .or. y == ny - 1)
+      end do
+    end do
+    last = mod(steps, 2)
+    difference(1) = 0.0_real64
+    checksum(1) = 0_int64
+    do r = 1, rows
+      do x = 0, nx - 1
+        difference(1) = max(difference(1), abs(u(x, r, last) - g(x, first + r - 1, last)))
+        checksum(1) = ieor(checksum(1), checksum_term(u(x, r, last), int(first + r - 1, int64) * nx + x))
+      end do
+    end do
+    ! The reductions as a plan of two collective elements, started once.
+    call check_or_abort(proxy_plan_spec_create('verify', spec))
+    call check_or_abort(proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, difference, max_difference, 1, &
+                                                  MPI_DOUBLE_PRECISION, MPI_MAX))
+    call check_or_abort(proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, checksum, global_checksum, 1, MPI_INTEGER8, &
+                                                  MPI_BXOR))
+    call check_or_abort(proxy_commit(thread, spec, verify_plan))
+    call check_or_abort(proxy_plan_spec_free(spec))
+    call check_or_abort(proxy_start(thread, verify_plan, ticket))
+    call check_or_abort(proxy_wait(thread, ticket))
+    call check_or_abort(proxy_plan_free(verify_plan))
+    if (rank == 0) then
+      write(hex, '(z16.16)') global_checksum(1)
+      write(output_unit, '(a)') 'heat2d-fortran: checksum ' // lowercase(hex)
+      if (max_difference(1) == 0.0_real64) then  ! "0", as heat2d's %g prints it
+        write(output_unit, '(a)') 'heat2d-fortran: verify: max difference from the serial solver 0'
+      else
+        write(output_unit, '(a,es10.3)') 'heat2d-fortran: verify: max difference from the serial solver ', &
+            max_difference(1)
+      end if
+    end if
+    if (max_difference(1) /= 0.0_real64) status = exit_verification_failed
+  end if
+
+  call check(proxy_plan_free(halo(0)))
+  call check(proxy_plan_free(halo(1)))
+  call check(proxy_thread_free(thread))
+  call check(proxy_placement_free(placement))
+  call check(proxy_environment_free(env))
+  stop status, quiet=.true.
+
+contains
+
+  ! Hexadecimal digits as C's %x writes them.
+  pure function lowercase(text) result(lower)
+    character(*), intent(in) :: text
+    character(len(text)) :: lower
+    integer :: i
+    lower = text
+    do i = 1, len(text)
+      if (text(i:i) >= 'A' .and. text(i:i) <= 'F') lower(i:i) = achar(iachar(text(i:i)) + 32)
+    end do
+  end function
+
+  ! The global boundary rows keep their values.
+  logical function fixed(r)
+    integer, intent(in) :: r
+    fixed = first + r - 1 == 0 .or. first + r - 1 == ny - 1
+  end function
+
+  ! A set-up failure: one line, exit 1 (before the proxy runs, or the same on every rank).
+  subroutine fail(what)
+    character(*), intent(in) :: what
+    write(error_unit, '(a)') 'heat2d-fortran: error: ' // what
+    stop exit_run_failure, quiet=.true.
+  end subroutine
+
+  subroutine check(call_status)
+    integer, intent(in) :: call_status
+    if (call_status /= PROXY_SUCCESS) call proxy_abort('heat2d-fortran: error: ' // proxy_last_error(), exit_run_failure)
+  end subroutine
+
+  ! A failure the other ranks cannot know about: end the whole job now, while the proxy still runs.
+  subroutine check_or_abort(call_status)
+    integer, intent(in) :: call_status
+    character(16) :: which
+    if (call_status == PROXY_SUCCESS) return
+    write(which, '(i0)') rank
+    call proxy_abort('heat2d-fortran: error: rank ' // trim(which) // ': ' // proxy_last_error(), exit_run_failure)
+  end subroutine
+
+  ! Parses the command line; returns -1 to run, else the exit status (the message written by rank 0).
+  integer function parse() result(outcome)
+    character(256) :: option, text
+    integer :: i, value, least, io
+    outcome = -1
+    i = 1
+    do while (i <= command_argument_count())
+      call get_command_argument(i, option)
+      i = i + 1
+      select case (trim(option))
+      case ('--verify')
+        verify_requested = .true.
+        cycle
+      case ('--bad-peer')
+        bad_peer = .true.
+        cycle
+      case ('--help')
+        if (rank == 0) write(output_unit, '(a)') &
+            'usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]'
+        outcome = exit_success
+        return
+      case ('--nx')
+        least = 3
+      case ('--ny')
+        least = size
+      case ('--iters')
+        least = 1
+      case default
+        if (rank == 0) write(error_unit, '(a)') "heat2d-fortran: error: unknown option '" // trim(option) // "'"
+        outcome = exit_usage
+        return
+      end select
+      text = ''
+      if (i <= command_argument_count()) call get_command_argument(i, text)
+      i = i + 1
+      read(text, *, iostat=io) value
+      if (io /= 0 .or. len_trim(text) == 0 .or. is_decimal(text) .eqv. .false.) value = least - 1
+      if (value < least .or. value > 2**24) then
+        if (rank == 0) write(error_unit, '(a,i0,a)') 'heat2d-fortran: error: ' // trim(option) // &
+            ' must be at least ', least, ", got '" // trim(text) // "'"
+        outcome = exit_usage
+        return
+      end if
+      select case (trim(option))
+      case ('--nx')
+        nx = value
+      case ('--ny')
+        ny = value
+      case ('--iters')
+        steps = value
+      end select
+    end do
+  end function
+
+  ! Whether text is a decimal integer (list-directed read would also take "3,4" or "3 x").
+  logical function is_decimal(text)
+    character(*), intent(in) :: text
+    is_decimal = verify(trim(text), '0123456789') == 0
+  end function
+end program heat2d

@@ -1,0 +1,225 @@
+/* The C API from C, on real ranks (2 or more): every element a plan can hold (send, recv, packed, broadcast,
+ * reduce, allreduce, parts), start / ready / wait / test / progress points / call, and the failures: their
+ * status and their message, word for word the C++ exception's what(). Built with -DMPI (a macro a C stencil
+ * code defines) and no MPI C++ bindings. Prints "test_c_api: N checks passed" on rank 0, exit 0; a failed
+ * check prints what failed and ends the job with exit 1. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <proxy/proxy.h>
+
+#if !defined(MPI)
+#error "this test is built with -DMPI, as the C stencil codes that use the runtime are"
+#endif
+
+static int checks = 0;
+
+static void fail_check(const char* what, int line) {
+  char text[1024];
+  snprintf(text, sizeof text, "test_c_api: line %d: check failed: %s (last error: '%s')", line, what,
+           proxy_last_error());
+  proxy_abort(text, 1);
+}
+#define CHECK(condition) ((condition) ? (void)++checks : fail_check(#condition, __LINE__))
+#define OK(call) CHECK((call) == PROXY_SUCCESS)
+
+/* The last error, exactly. */
+static int last_error_is(const char* expected) {
+  if (strcmp(proxy_last_error(), expected) == 0) return 1;
+  fprintf(stderr, "test_c_api: expected error '%s', got '%s'\n", expected, proxy_last_error());
+  return 0;
+}
+
+struct packed_context {
+  int value;
+  int received;
+};
+static void pack_value(void* staging, void* context) {
+  memcpy(staging, &((struct packed_context*)context)->value, sizeof(int));
+}
+static void unpack_value(const void* staging, void* context) {
+  memcpy(&((struct packed_context*)context)->received, staging, sizeof(int));
+}
+
+struct barrier_context {
+  proxy_thread* thread;
+  int sum;
+};
+static void sum_ranks(void* context) {
+  struct barrier_context* c = context;
+  MPI_Comm comm;
+  int rank;
+  proxy_thread_comm(c->thread, &comm);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Allreduce(&rank, &c->sum, 1, MPI_INT, MPI_SUM, comm);
+}
+
+int main(int argc, char** argv) {
+  proxy_environment* env = NULL;
+  proxy_status status = proxy_environment_create(&argc, &argv, &env);
+  if (status != PROXY_SUCCESS) {
+    fprintf(stderr, "test_c_api: error: %s\n", proxy_last_error());
+    return status == PROXY_ERROR_SETTINGS ? 2 : 1;
+  }
+  int rank = -1, size = 0;
+  OK(proxy_environment_rank(env, &rank));
+  OK(proxy_environment_size(env, &size));
+  CHECK(size >= 2);
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  char text[256];
+
+  proxy_placement* placement = NULL;
+  OK(proxy_environment_placement(env, 1, 1, &placement));
+  int threads = 0;
+  OK(proxy_placement_threads(placement, &threads));
+  CHECK(threads == 1);
+  OK(proxy_placement_describe(placement, text, sizeof text));
+  CHECK(strncmp(text, "cores ", 6) == 0);
+
+  proxy_thread* thread = NULL;
+  OK(proxy_thread_create_placed(MPI_COMM_WORLD, placement, &thread));
+  int thread_rank = -1, thread_size = 0;
+  OK(proxy_thread_rank(thread, &thread_rank));
+  OK(proxy_thread_size(thread, &thread_size));
+  CHECK(thread_rank == rank && thread_size == size);
+  const char* strategy = NULL;
+  OK(proxy_thread_progress_strategy(thread, &strategy));
+  CHECK(strcmp(strategy, "dedicated") == 0 || strcmp(strategy, "cooperative") == 0 ||
+        strcmp(strategy, "polling") == 0);
+
+  /* A ring: each rank sends its rank + 100 * epoch to the right and receives from the left. */
+  int out = 0, in = -1;
+  proxy_plan_spec* spec = NULL;
+  OK(proxy_plan_spec_create("ring", &spec));
+  OK(proxy_plan_spec_send(spec, right, 0, &out, 1, MPI_INT));
+  OK(proxy_plan_spec_recv(spec, left, 0, &in, 1, MPI_INT));
+  OK(proxy_plan_spec_send(spec, MPI_PROC_NULL, 0, NULL, 0, MPI_INT)); /* accepted and skipped */
+  proxy_plan* ring = NULL;
+  OK(proxy_commit(thread, spec, &ring));
+  OK(proxy_plan_spec_free(spec));
+  const char* name = NULL;
+  OK(proxy_plan_name(ring, &name));
+  CHECK(strcmp(name, "ring") == 0);
+  for (int epoch = 1; epoch <= 5; ++epoch) {
+    out = rank + 100 * epoch;
+    proxy_ticket ticket;
+    OK(proxy_start(thread, ring, &ticket));
+    CHECK(ticket.plan == ring && ticket.epoch == (uint64_t)epoch);
+    OK(proxy_progress_point(thread));
+    OK(proxy_wait(thread, ticket, PROXY_WAIT_DEFAULT_TIMEOUT));
+    int done = 0;
+    OK(proxy_test(thread, ticket, &done));
+    CHECK(done == 1);
+    CHECK(in == left + 100 * epoch);
+  }
+
+  /* A receive nobody has sent to yet: restarting it, and a short wait on it, fail as in C++. */
+  int late = -1, late_out = 7 * rank;
+  OK(proxy_plan_spec_create("pending", &spec));
+  OK(proxy_plan_spec_recv(spec, left, 7, &late, 1, MPI_INT));
+  proxy_plan* pending = NULL;
+  OK(proxy_commit(thread, spec, &pending));
+  OK(proxy_plan_spec_free(spec));
+  proxy_ticket pending_ticket, again;
+  OK(proxy_start(thread, pending, &pending_ticket));
+  int done = -1;
+  OK(proxy_test(thread, pending_ticket, &done));
+  CHECK(done == 0);
+  CHECK(proxy_start(thread, pending, &again) == PROXY_ERROR);
+  CHECK(strstr(proxy_last_error(), "plan 'pending'") != NULL);
+  CHECK(proxy_wait(thread, pending_ticket, 50) == PROXY_ERROR_TIMEOUT);
+  CHECK(strstr(proxy_last_error(), "plan 'pending'") != NULL);
+  struct barrier_context barrier = {thread, -1};
+  OK(proxy_call(thread, sum_ranks, &barrier, "sum of ranks")); /* every rank has checked: now send */
+  CHECK(barrier.sum == size * (size - 1) / 2);
+  OK(proxy_plan_spec_create("late", &spec));
+  OK(proxy_plan_spec_send(spec, right, 7, &late_out, 1, MPI_INT));
+  proxy_plan* late_send = NULL;
+  OK(proxy_commit(thread, spec, &late_send));
+  OK(proxy_plan_spec_free(spec));
+  proxy_ticket late_ticket;
+  OK(proxy_start(thread, late_send, &late_ticket));
+  OK(proxy_wait(thread, late_ticket, PROXY_WAIT_DEFAULT_TIMEOUT));
+  OK(proxy_wait(thread, pending_ticket, PROXY_WAIT_DEFAULT_TIMEOUT));
+  CHECK(late == 7 * left);
+
+  /* Collective elements: broadcast from the last rank, reduce to rank 0, allreduce. */
+  int shared = rank == size - 1 ? 4242 : 0, mine = rank + 1, total = 0, everywhere = 0;
+  OK(proxy_plan_spec_create("collectives", &spec));
+  OK(proxy_plan_spec_broadcast(spec, MPI_COMM_WORLD, size - 1, &shared, 1, MPI_INT));
+  OK(proxy_plan_spec_reduce(spec, MPI_COMM_WORLD, 0, &mine, &total, 1, MPI_INT, MPI_SUM));
+  OK(proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, &mine, &everywhere, 1, MPI_INT, MPI_MAX));
+  proxy_plan* collectives = NULL;
+  OK(proxy_commit(thread, spec, &collectives));
+  OK(proxy_plan_spec_free(spec));
+  proxy_ticket collective_ticket;
+  OK(proxy_start(thread, collectives, &collective_ticket));
+  OK(proxy_wait(thread, collective_ticket, PROXY_WAIT_DEFAULT_TIMEOUT));
+  CHECK(shared == 4242);
+  CHECK(everywhere == size);
+  if (rank == 0) CHECK(total == size * (size + 1) / 2);
+
+  /* Parts: the send waits for parts 0 and 1; packed transfers carry a value through callbacks. */
+  int chunk[2] = {0, 0}, chunk_in[2] = {-1, -1};
+  const int both[2] = {0, 1};
+  struct packed_context packed = {1000 + rank, -1};
+  OK(proxy_plan_spec_create("parts", &spec));
+  OK(proxy_plan_spec_parts(spec, 2));
+  OK(proxy_plan_spec_send_when_ready(spec, both, 2, right, 3, chunk, 2, MPI_INT));
+  OK(proxy_plan_spec_recv_when_ready(spec, both, 2, left, 3, chunk_in, 2, MPI_INT));
+  OK(proxy_plan_spec_send_packed(spec, right, 4, sizeof(int), pack_value, &packed));
+  OK(proxy_plan_spec_recv_packed(spec, left, 4, sizeof(int), unpack_value, &packed));
+  proxy_plan* parts = NULL;
+  OK(proxy_commit(thread, spec, &parts));
+  OK(proxy_plan_spec_free(spec));
+  proxy_ticket parts_ticket;
+  OK(proxy_start(thread, parts, &parts_ticket));
+  chunk[0] = 10 * rank;
+  OK(proxy_ready(thread, parts_ticket, 0));
+  CHECK(proxy_ready(thread, parts_ticket, 0) == PROXY_ERROR); /* marked twice */
+  CHECK(strstr(proxy_last_error(), "plan 'parts'") != NULL);
+  chunk[1] = 10 * rank + 1;
+  OK(proxy_ready(thread, parts_ticket, 1));
+  OK(proxy_wait(thread, parts_ticket, PROXY_WAIT_DEFAULT_TIMEOUT));
+  CHECK(chunk_in[0] == 10 * left && chunk_in[1] == 10 * left + 1);
+  CHECK(packed.received == 1000 + left);
+
+  /* Refusals: the C++ messages, word for word. */
+  OK(proxy_plan_spec_create("bad-peer", &spec));
+  OK(proxy_plan_spec_send(spec, size, 0, &out, 1, MPI_INT));
+  proxy_plan* bad = NULL;
+  CHECK(proxy_commit(thread, spec, &bad) == PROXY_ERROR);
+  CHECK(bad == NULL);
+  snprintf(text, sizeof text, "plan 'bad-peer': transfer 0 names rank %d, outside the communicator (size %d)", size,
+           size);
+  CHECK(last_error_is(text));
+  OK(proxy_plan_spec_free(spec));
+  OK(proxy_plan_spec_create("bad-part", &spec));
+  OK(proxy_plan_spec_parts(spec, 1));
+  OK(proxy_plan_spec_send_when_ready(spec, both, 2, right, 0, &out, 1, MPI_INT));
+  CHECK(proxy_commit(thread, spec, &bad) == PROXY_ERROR);
+  CHECK(last_error_is("plan 'bad-part': transfer 0 waits for part 1, outside [0, 1)"));
+  OK(proxy_plan_spec_free(spec));
+  CHECK(proxy_commit(NULL, NULL, &bad) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_commit: thread is NULL"));
+  CHECK(proxy_start(thread, NULL, &again) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_start: plan is NULL"));
+  proxy_ticket unstarted = {bad, 0};
+  CHECK(proxy_wait(thread, unstarted, 0) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_wait: ticket.plan is NULL"));
+  CHECK(strcmp(proxy_status_name(PROXY_ERROR_TIMEOUT), "PROXY_ERROR_TIMEOUT") == 0);
+  CHECK(strcmp(proxy_status_name((proxy_status)99), "unknown proxy_status") == 0);
+  OK(proxy_plan_free(NULL));
+
+  OK(proxy_plan_free(ring));
+  OK(proxy_plan_free(pending));
+  OK(proxy_plan_free(late_send));
+  OK(proxy_plan_free(collectives));
+  OK(proxy_plan_free(parts));
+  OK(proxy_thread_free(thread));
+  OK(proxy_placement_free(placement));
+  if (rank == 0) printf("test_c_api: %d checks passed on %d ranks\n", checks, size);
+  OK(proxy_environment_free(env));
+  return 0;
+}
