@@ -53,8 +53,12 @@ static int parse(int argc, char** argv, int rank, int ranks, struct problem* p) 
     long least = 1;
     if (strcmp(option, "--verify") == 0) { p->verify = 1; continue; }
     if (strcmp(option, "--bad-peer") == 0) { p->bad_peer = 1; continue; }
+    if (strcmp(option, "--version") == 0) {
+      if (rank == 0) printf("heat2d-c (proxy) %s\n", proxy_version());
+      return kExitSuccess;
+    }
     if (strcmp(option, "--help") == 0) {
-      if (rank == 0) printf("usage: heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]\n");
+      if (rank == 0) printf("usage: heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]\n");
       return kExitSuccess;
     }
     if (strcmp(option, "--nx") == 0) target = &p->nx, least = 3;

@@ -72,7 +72,7 @@ program heat2d
   real(real64), allocatable :: g(:, :, :)
   real(real64), asynchronous :: difference(1), max_difference(1)     ! plan buffers are arrays
   integer(int64), asynchronous :: checksum(1), global_checksum(1)
-  integer :: nx = 256, ny = 256, steps = 200, rank, size, rows, first, up, down, b, r, x, y, step, last, status
+  integer :: nx = 256, ny = 256, steps = 200, rank, size, rows, first, up, down, b, r, x, y, step, last, status, outcome
   logical :: verify_requested = .false., bad_peer = .false.
   character(:), allocatable :: where, strategy
   character(16) :: name, hex
@@ -82,10 +82,10 @@ program heat2d
   if (status /= PROXY_SUCCESS) call fail(proxy_last_error())
   status = proxy_environment_rank(env, rank)
   status = proxy_environment_size(env, size)
-  status = parse()
-  if (status >= 0) then
+  outcome = parse()
+  if (outcome >= 0) then  ! --help, --version or a usage error: its exit status
     status = proxy_environment_free(env)
-    stop status, quiet=.true.
+    stop outcome, quiet=.true.
   end if
 
   rows = rows_of(rank, size, ny)
@@ -258,9 +258,13 @@ contains
       case ('--bad-peer')
         bad_peer = .true.
         cycle
+      case ('--version')
+        if (rank == 0) write(output_unit, '(a)') 'heat2d-fortran (proxy) ' // proxy_version()
+        outcome = exit_success
+        return
       case ('--help')
         if (rank == 0) write(output_unit, '(a)') &
-            'usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]'
+            'usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]'
         outcome = exit_success
         return
       case ('--nx')

@@ -1,7 +1,9 @@
-// proxy_last_error and proxy_status_name: the thread-local message every failing entry point leaves.
+// proxy_last_error and proxy_status_name: the thread-local message every failing entry point leaves;
+// proxy_version.
 #include <string>
 
 #include "c_boundary.hpp"
+#include "proxy/version.hpp"
 
 namespace {
 thread_local std::string last_error;
@@ -23,6 +25,8 @@ proxy_status fail(proxy_status status, const char* message) noexcept {
 extern "C" {
 
 const char* proxy_last_error(void) { return last_error.c_str(); }
+
+const char* proxy_version(void) { return PROXY_VERSION_STRING; }
 
 const char* proxy_status_name(proxy_status status) {
   switch (status) {

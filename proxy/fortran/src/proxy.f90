@@ -50,7 +50,7 @@ module proxy
   end interface
   public :: proxy_callback
 
-  public :: proxy_last_error, proxy_abort
+  public :: proxy_last_error, proxy_version, proxy_abort
   public :: proxy_environment_create, proxy_environment_free, proxy_environment_rank, proxy_environment_size
   public :: proxy_environment_placement, proxy_environment_bind_openmp_threads
   public :: proxy_placement_free, proxy_placement_describe
@@ -64,6 +64,9 @@ module proxy
 
   interface
     type(c_ptr) function c_last_error() bind(C, name="proxy_last_error")
+      import :: c_ptr
+    end function
+    type(c_ptr) function c_version() bind(C, name="proxy_version")
       import :: c_ptr
     end function
     integer(c_size_t) function c_strlen(text) bind(C, name="strlen")
@@ -292,6 +295,12 @@ contains
   function proxy_last_error() result(message)
     character(:), allocatable :: message
     message = f_string(c_last_error())
+  end function
+
+  ! The runtime's version, "0.1.0".
+  function proxy_version() result(version)
+    character(:), allocatable :: version
+    version = f_string(c_version())
   end function
 
   ! Ends every rank: writes the line to stderr whole, then MPI_Abort(code).

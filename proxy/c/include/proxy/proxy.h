@@ -46,6 +46,8 @@ typedef enum proxy_status {
 const char* proxy_last_error(void);
 /* "PROXY_SUCCESS", "PROXY_ERROR_TIMEOUT", ...; "unknown proxy_status" for other values. */
 const char* proxy_status_name(proxy_status status);
+/* The runtime's version, "0.1.0" (what the C++ drivers print after "(proxy)"). */
+const char* proxy_version(void);
 
 /* Wait timeout meaning "the proxy's configured one" (PROXY_WAIT_TIMEOUT, default 120 s). */
 #define PROXY_WAIT_DEFAULT_TIMEOUT (-1)
