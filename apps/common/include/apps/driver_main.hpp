@@ -66,11 +66,13 @@ inline auto placement_notices(std::string_view program, int rank, bool verbose, 
 // OMP_NUM_THREADS against the compute threads per rank a run in `mode` with --threads `threads` will use
 // (the placement decides, not OpenMP): --show-config shows the count used, and an OMP_NUM_THREADS that says
 // otherwise is said once, by rank 0 ("OMP_NUM_THREADS=4 is overridden: 2 compute threads per rank
-// (--threads 0: one per compute core)"). Every rank, before --show-config is answered.
+// (--threads 0: one per compute core)"). `reason` replaces the one derived from the mode and --threads (a
+// program without --threads). Every rank, before --show-config is answered.
 inline void note_omp_threads(std::string_view program, Options& options, const proxy::Environment& env,
-                             proxy::harness::Mode mode, int threads) {
+                             proxy::harness::Mode mode, int threads, std::string_view reason = {}) {
   const int used = proxy::harness::placement_for(env, mode, threads).threads;
-  const std::string why = !proxy::harness::is_multi_tier(mode)
+  const std::string why = !reason.empty()                        ? std::string(reason)
+                          : !proxy::harness::is_multi_tier(mode)
                               ? "mode " + std::string(proxy::harness::to_string(mode)) + ": one thread per rank"
                           : threads == 0 ? std::string("--threads 0: one per compute core")
                                          : "--threads " + std::to_string(threads);
