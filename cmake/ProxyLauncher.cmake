@@ -62,11 +62,41 @@ exec "@MPIEXEC_EXECUTABLE@" @_preflags@ "$@"
 ]])
 endif()
 string(CONFIGURE "${_body}" _body @ONLY)
+if(PROXY_MPI_VENDOR STREQUAL "openmpi")
+  set(_wrapper_flags "--oversubscribe --bind-to none ${_preflags}, run-as-root variables for root, its own session.")
+else()
+  set(_wrapper_flags "${_preflags}")
+  if(NOT _preflags)
+    set(_wrapper_flags "none (MPICH's Hydra neither binds nor refuses oversubscription).")
+  endif()
+endif()
+# --help and --version alone are the wrapper's own (the project's vocabulary); every other command line,
+# unknown options included, is the launcher's, which reports its own errors.
 file(CONFIGURE OUTPUT ${PROXY_MPIEXEC} @ONLY CONTENT [[
 #!/bin/sh
 # proxy-mpiexec: written by CMake for this build of proxy (@PROXY_MPI_VENDOR@). Runs the launcher the build
 # was configured with and the flags this MPI needs here (cmake/ProxyLauncher.cmake says why); use it
 # wherever you would type mpiexec.
+if [ "$#" -eq 1 ]; then
+  case "$1" in
+    -h|--help)
+      cat <<'USAGE'
+usage: proxy-mpiexec [launcher options] PROGRAM [program options]
+Runs @MPIEXEC_EXECUTABLE@ (@PROXY_MPI_VENDOR@), the launcher this build of proxy was configured with,
+adding the flags this MPI needs on a workstation or a small node: @_wrapper_flags@
+Every argument goes to the launcher, unknown options included (its own errors and exit status apply);
+its options: @MPIEXEC_EXECUTABLE@ --help.
+  -h, --help  print this help and exit
+  --version   print "proxy-mpiexec (proxy) @PROJECT_VERSION@", then the launcher's own version, and exit
+Example: proxy-mpiexec -n 2 redblack3d --n 64 --verify
+USAGE
+      exit 0 ;;
+    --version)  # then the launcher's: run records name the MPI from it (apps/toolkit/provenance.py)
+      echo "proxy-mpiexec (proxy) @PROJECT_VERSION@"
+      "@MPIEXEC_EXECUTABLE@" --version
+      exit 0 ;;
+  esac
+fi
 @_body@]])
 file(CHMOD ${PROXY_MPIEXEC} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                                         WORLD_READ WORLD_EXECUTE)

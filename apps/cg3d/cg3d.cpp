@@ -199,6 +199,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     return apps::kExitSuccess;
   }
   const bool verbose = options.verbose();
+  apps::note_omp_threads(kProgram, options, env, settings.mode, settings.threads);
   if (options.show_config_requested() || verbose) {
     if (env.rank() == 0) std::cout << options.show_config() << std::flush;
     if (options.show_config_requested()) return apps::kExitSuccess;

@@ -44,6 +44,7 @@ int parse_command_line(const char* program, const char* description, const proxy
       if (env.rank() == 0) std::fputs(options.answer().c_str(), stdout);
       return apps::kExitSuccess;
     }
+    apps::note_omp_threads(program, options, env, proxy::harness::Mode::proxy, 0, "one per compute core");
     if (options.show_config_requested() || options.verbose()) {
       if (env.rank() == 0) std::fputs(options.show_config().c_str(), stdout);
       if (options.show_config_requested()) return apps::kExitSuccess;

@@ -15,6 +15,7 @@ Example:
   apps/summa/compare-panels.py --size 1536 --panels 32,64,128,256,512 --reps 3 --output panels.csv
 """
 import csv
+import importlib.util
 import json
 import os
 import shlex
@@ -35,7 +36,7 @@ def parse_args(argv):
     """Command-line options; every default documented in --help."""
     here = os.path.dirname(os.path.abspath(__file__))
     default_driver = os.path.normpath(os.path.join(here, "..", "..", "build", "bin", "summa"))
-    parser = cli.Parser(prog="compare-panels", description=__doc__)
+    parser = cli.Parser(prog="compare-panels", environment=cli.LAUNCH_ENVIRONMENT, description=__doc__)
     parser.add_argument("--driver", default=default_driver, help="the summa executable (default: %(default)s)")
     parser.add_argument("--launcher", dest="launcher_kind", choices=("auto", "mpiexec", "srun"), default="auto",
                         help="auto (default): srun inside a Slurm allocation (SLURM_JOB_ID set) unless --mpiexec "
@@ -96,7 +97,26 @@ def parse_args(argv):
         parser.error(str(error))
     if not os.access(args.driver, os.X_OK):
         parser.error(f"--driver: '{args.driver}' is not an executable (build it with ninja summa_driver)")
+    if args.plot:
+        require_matplotlib()
     return args
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def require_matplotlib():
+    """--plot needs matplotlib: checked before any run (as apps/plot does, the system python that has it
+    takes over, with a note); without it anywhere, one line and exit 1."""
+    if importlib.util.find_spec("matplotlib") is not None:
+        return
+    if os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) and os.access(SYSTEM_PYTHON, os.X_OK):
+        if subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True).returncode == 0:
+            print(f"compare-panels: note: matplotlib is missing for {sys.executable}; using {SYSTEM_PYTHON}",
+                  file=sys.stderr)
+            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
+    fail(f"--plot needs matplotlib, installed neither for {sys.executable} nor for {SYSTEM_PYTHON} "
+         f"(install it with '{sys.executable} -m pip install matplotlib')")
 
 
 def geometry(args, mode):

@@ -136,6 +136,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     return 0;
   }
   const bool verbose = options.verbose();
+  apps::note_omp_threads(kProgram, options, env, problem.mode, problem.threads);
   if (options.show_config_requested() || verbose) {
     if (env.rank() == 0) std::cout << options.show_config() << std::flush;
     if (options.show_config_requested()) return apps::kExitSuccess;

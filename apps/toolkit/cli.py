@@ -2,6 +2,7 @@
 `--key value` and `--key=value`, comma-separated lists, sizes with K/M/G suffixes (powers of 1024),
 `--help`, `--version`, and the exit codes below. Usage errors are one line `PROGRAM: error: ...`."""
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -14,6 +15,12 @@ EXIT_INTERRUPTED = 130  # Ctrl-C / SIGTERM (finished work is kept)
 
 _ROOT = Path(__file__).resolve().parents[2]
 _SUFFIX = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+
+
+# What the tools that launch drivers read themselves (apps/toolkit/launcher.py), for their --show-config.
+LAUNCH_ENVIRONMENT = {"MPIEXEC": "(unset: proxy-mpiexec beside the driver)",
+                      "SLURM_JOB_ID": "(unset: not in an allocation, mpiexec)",
+                      "SLURM_MPI_TYPE": "(unset: srun's default)"}
 
 
 class UsageError(Exception):
@@ -37,19 +44,66 @@ def project_version():
 
 class Parser(argparse.ArgumentParser):
     """argparse with the project's conventions: --version, and a usage error is one line
-    `PROGRAM: error: ...` with exit status 2 (argparse would print the usage first)."""
+    `PROGRAM: error: ...` with exit status 2 (argparse would print the usage first). An unknown option is
+    refused first, before any missing required option: `PROGRAM: error: unknown option '--x' (see --help)`.
 
-    def __init__(self, *args, **kwargs):
+    environment: the variables the tool reads itself, {NAME: what applies when unset}; given (a tool that
+    honours settings), the parser has --show-config: every option and those variables with their value and
+    source, and every PROXY_* and OMP_* variable set (passed on to the programs the tool runs)."""
+
+    def __init__(self, *args, environment=None, **kwargs):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.add_argument("--version", action="version", version=f"%(prog)s (proxy) {project_version()}",
                           help="print the project version and exit")
+        self._environment = environment
+        if environment is not None:
+            self.add_argument("--show-config", action="store_true",
+                              help="print every effective setting (options, PROXY_*, OMP_*) with its source and exit")
 
     def error(self, message):
         """One line, exit 2."""
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+
+    def parse_args(self, args=None, namespace=None):
+        """argparse's parse_args after refusing unknown options; answers --show-config (exit 0)."""
+        argv = sys.argv[1:] if args is None else list(args)
+        for word in argv:
+            if word == "--":
+                break
+            name = word.split("=", 1)[0]
+            if name.startswith("--") and len(name) > 2 and name not in self._option_string_actions:
+                self.error(f"unknown option '{name}' (see --help)")
+        result = super().parse_args(argv, namespace)
+        if self._environment is not None and result.show_config:
+            print(self.show_config(argv, result), end="")
+            sys.exit(EXIT_OK)
+        return result
+
+    def show_config(self, argv, args):
+        """'PROGRAM: effective configuration (setting, value, source)' and one line per setting."""
+        given = {word.split("=", 1)[0] for word in argv[:argv.index("--") if "--" in argv else len(argv)]}
+        rows = []
+        for action in self._actions:
+            if not action.option_strings or action.dest in ("help", "version", "show_config"):
+                continue
+            value = getattr(args, action.dest, None)
+            if isinstance(value, (list, tuple)):
+                value = ",".join(map(str, value)) or None
+            source = "option" if given & set(action.option_strings) else "default"
+            rows.append((action.option_strings[-1], "(none)" if value is None else str(value), source))
+        for name, default in self._environment.items():
+            rows.append((name, os.environ.get(name, default), "environment" if name in os.environ else "default"))
+        for name in sorted(os.environ):
+            if name.startswith(("PROXY_", "OMP_")) and name not in self._environment:
+                rows.append((name, os.environ[name], "environment (passed on to the runs)"))
+        width = [max([len(row[c]) for row in rows] + [0]) for c in (0, 1)]
+        lines = [f"{self.prog}: effective configuration (setting, value, source)"]
+        lines += [f"  {a.ljust(width[0])}  {b.ljust(width[1])}  {c}" for a, b, c in rows]
+        lines.append("  (PROXY_* and OMP_* left unset take the programs' defaults: PROGRAM --show-config)")
+        return "\n".join(lines) + "\n"
 
 
 def split_list(text, escape=False):

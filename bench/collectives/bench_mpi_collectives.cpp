@@ -1,13 +1,19 @@
 // MPI_Allreduce (double sum) and MPI_Bcast with one rank per core, OSU style, the baseline the team
 // collectives replace: warm-up, many iterations, MPI_Barrier before each outside the timed region, the
 // send buffer rewritten before each (dirty), and avg/min/max over ranks of each rank's mean time.
-// Usage: mpiexec -n <cores> build/bin/bench_mpi_collectives [max_bytes]   (CSV on stdout from rank 0)
+// Usage: mpiexec -n <cores> build/bin/bench_mpi_collectives [--max-bytes B]   (CSV on stdout from rank 0)
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <vector>
+
+#include "apps/agreed_parse.hpp"
+#include "apps/exit_codes.hpp"
+#include "apps/options.hpp"
+#include "apps/usage_error.hpp"
 
 namespace {
 
@@ -34,18 +40,26 @@ void run(const char* name, std::size_t bytes, int rank, int size, Dirty dirty, C
   if (rank == 0) std::printf("%s,%zu,%d,%.3f,%.3f,%.3f\n", name, bytes, size, sum / size * 1e6, lo * 1e6, hi * 1e6);
 }
 
-}  // namespace
+constexpr const char* kProgram = "bench_mpi_collectives";
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const long long max_bytes = argc > 1 ? std::atoll(argv[1]) : (16LL << 20);
-  if (max_bytes < 8) {
-    if (rank == 0) std::fprintf(stderr, "bench_mpi_collectives: error: max_bytes must be at least 8, got '%s'\n", argv[1]);
-    MPI_Finalize();
-    return 1;
+int run_program(int rank, int size, int argc, char** argv) {
+  apps::Options options(kProgram, "MPI_Allreduce (double sum) and MPI_Bcast with one rank per core, OSU style: CSV of\n"
+                                  "avg/min/max over ranks of each rank's mean time, from 8 B in steps of x8.");
+  options.option("max-bytes", "B", "largest message, at least 8 (K/M/G suffixes)", "16M");
+  options.epilog("Example:\n  proxy-mpiexec -n 2 bench_mpi_collectives --max-bytes 1M > mpi.csv");
+  long long max_bytes = 0;
+  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
+    if (!options.parse(argc, argv)) return false;
+    max_bytes = options.count("max-bytes", 8);
+    return true;
+  });
+  if (!parsed) {
+    if (rank == 0) std::cout << options.answer();
+    return apps::kExitSuccess;
+  }
+  if (options.show_config_requested()) {
+    if (rank == 0) std::cout << options.show_config();
+    return apps::kExitSuccess;
   }
   if (rank == 0) std::printf("collective,bytes,ranks,avg_us,min_us,max_us\n");
   for (std::size_t bytes = 8; bytes <= std::size_t(max_bytes); bytes *= 8) {
@@ -57,6 +71,17 @@ int main(int argc, char** argv) {
     run("MPI_Bcast", bytes, rank, size, [&](int i) { std::fill(buffer.begin(), buffer.end(), char(i + rank)); },
         [&](int) { MPI_Bcast(buffer.data(), int(bytes), MPI_BYTE, 0, MPI_COMM_WORLD); });
   }
+  return apps::kExitSuccess;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int status = apps::run_guarded(kProgram, rank, [&] { return run_program(rank, size, argc, argv); });
   MPI_Finalize();
-  return 0;
+  return status;
 }

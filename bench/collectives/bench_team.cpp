@@ -25,6 +25,8 @@
 #include "proxy/detail/timer.hpp"
 #include "proxy/topology.hpp"
 
+#include "benchmark_options.hpp"
+
 namespace {
 
 const proxy::Topology& topology() {
@@ -224,23 +226,28 @@ BENCHMARK(OpenMPArrayReduction)->Apply(sizes);
 BENCHMARK_CAPTURE(Copy, memcpy, proxy::CopyKind::memcpy)->Apply(copy_sizes);
 BENCHMARK_CAPTURE(Copy, streaming, proxy::CopyKind::streaming)->Apply(copy_sizes);
 
-// BENCHMARK_MAIN with --benchmark_min_time (seconds) read first: Initialize consumes it.
+// BENCHMARK_MAIN in the one vocabulary, with --benchmark_min_time (seconds) read first: Initialize consumes it.
 int main(int argc, char** argv) {
+  apps::Options options("bench_team", "Team allreduce/broadcast per algorithm and the model's choice, an OpenMP array\n"
+                                      "reduction, and copy bandwidth (Google Benchmark, one process).");
+  options.epilog("Threads: BENCH_THREADS (default: the machine's cores, at least 2).\n" +
+                 std::string(bench::kBenchmarkFlagsHelp));
+  std::vector<char*> theirs;
+  if (const auto stop = bench::parse_arguments(options, -1, argc, argv, theirs)) return *stop;
   const std::string prefix = "--benchmark_min_time=";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
+  for (std::size_t i = 1; i < theirs.size(); ++i) {
+    const std::string arg = theirs[i];
     if (arg.rfind(prefix, 0) != 0) continue;
     char* end = nullptr;
     const double value = std::strtod(arg.c_str() + prefix.size(), &end);
     if (end == arg.c_str() + prefix.size() || *end != '\0' || !(value >= 0.0)) {
       std::fprintf(stderr, "bench_team: error: --benchmark_min_time: expected seconds, got '%s'\n",
                    arg.c_str() + prefix.size());
-      return 2;
+      return apps::kExitUsage;
     }
     g_min_time_s = value;
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  if (!bench::initialize(-1, theirs)) return apps::kExitUsage;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -10,9 +10,12 @@
 #include <cstdio>
 #include <functional>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "proxy/environment.hpp"
+
+#include "benchmark_options.hpp"
 
 namespace bench {
 
@@ -26,13 +29,17 @@ inline void report_slowest_rank(benchmark::State& state, const std::vector<doubl
   state.counters["max_rank_us"] = 1e6 * total / static_cast<double>(slowest.size());
 }
 
-// Refuses any rank count but 2 (exit 1); then rank 0 reports and rank 1 runs the same benchmarks silently.
-inline int run_on_two_ranks(const char* program, const proxy::Environment& env, int argc, char** argv) {
+// Answers --help, --version and --show-config and refuses bad flags first (benchmark_options.hpp); then
+// refuses any rank count but 2 (exit 1); then rank 0 reports and rank 1 runs the same benchmarks silently.
+inline int run_on_two_ranks(apps::Options& options, const proxy::Environment& env, int argc, char** argv) {
+  options.epilog("Run on 2 ranks: proxy-mpiexec -n 2 " + options.program() + "\n\n" + std::string(kBenchmarkFlagsHelp));
+  std::vector<char*> theirs;
+  if (const auto stop = parse_arguments(options, env.rank(), argc, argv, theirs)) return *stop;
   if (env.size() != 2) {
-    if (env.rank() == 0) std::fprintf(stderr, "%s: error: run on 2 ranks (got %d)\n", program, env.size());
-    return 1;
+    if (env.rank() == 0) std::fprintf(stderr, "%s: error: run on 2 ranks (got %d)\n", options.program().c_str(), env.size());
+    return apps::kExitRunFailure;
   }
-  benchmark::Initialize(&argc, argv);
+  if (!initialize(env.rank(), theirs)) return apps::kExitUsage;
   if (env.rank() == 0) {
     benchmark::RunSpecifiedBenchmarks();
   } else {

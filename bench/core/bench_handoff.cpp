@@ -15,11 +15,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "proxy/detail/notifier.hpp"
 #include "proxy/detail/queue.hpp"
 #include "proxy/core.hpp"
+
+#include "benchmark_options.hpp"
 
 namespace {
 
@@ -117,8 +121,13 @@ BENCHMARK(BM_QuietThenRoundTrip)
     ->UseRealTime();
 
 int main(int argc, char** argv) try {
+  apps::Options options("bench_handoff", "Proxy hand-off latency per wait policy and progress strategy, beside a bare queue\n"
+                                         "ping-pong between the same two cores (Google Benchmark, one rank).");
+  options.epilog(std::string(bench::kBenchmarkFlagsHelp));
+  std::vector<char*> theirs;
+  if (const auto stop = bench::parse_arguments(options, -1, argc, argv, theirs)) return *stop;
   proxy::Environment env(argc, argv);
-  benchmark::Initialize(&argc, argv);
+  if (!bench::initialize(env.rank(), theirs)) return apps::kExitUsage;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -160,7 +160,9 @@ BENCHMARK(BM_PartsPlanReady)->ArgName("doubles_per_part")->Arg(1)->Arg(2048)->It
 int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   environment = &env;
-  return bench::run_on_two_ranks("bench_plan_features", env, argc, argv);
+  apps::Options options("bench_plan_features", "Plan features on 2 ranks: a panel broadcast as a plan vs a closure, and partitioned\n"
+                                "readiness vs MPI_Psend_init (Google Benchmark).");
+  return bench::run_on_two_ranks(options, env, argc, argv);
 } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
   return refused.exit_status();
 }

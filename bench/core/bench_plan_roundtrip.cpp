@@ -74,7 +74,9 @@ BENCHMARK(BM_Proxy)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterat
 int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   environment = &env;
-  return bench::run_on_two_ranks("bench_plan_roundtrip", env, argc, argv);
+  apps::Options options("bench_plan_roundtrip", "A persistent plan's round trip through the proxy vs the same exchange by direct MPI\n"
+                                "on 2 ranks (Google Benchmark).");
+  return bench::run_on_two_ranks(options, env, argc, argv);
 } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
   return refused.exit_status();
 }

@@ -132,7 +132,7 @@ class TestRobustness(unittest.TestCase):
                          "sweep: error: driver '/nonexistent/driver' is not an executable file")
         self.usage_error([SWEEP, "--driver", FAKE, "--param", "panel", "--out", self.out],
                          "sweep: error: --param panel has no values (use --param NAME VALUE[,VALUE...])")
-        self.usage_error([SWEEP, "--driver", FAKE, "--bogus"], "sweep: error: unrecognized arguments: --bogus")
+        self.usage_error([SWEEP, "--driver", FAKE, "--bogus"], "sweep: error: unknown option '--bogus' (see --help)")
         self.usage_error([SWEEP, "--driver", FAKE, "--group", "modes=mt ranks", "--out", self.out],
                          "sweep: error: --group 'modes=mt ranks': 'ranks' is not KEY=VALUE")
 

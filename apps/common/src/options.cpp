@@ -73,6 +73,12 @@ Options& Options::epilog(std::string text) {
   return *this;
 }
 
+Options& Options::effective(std::string variable, std::string value, std::string source) {
+  std::erase_if(effective_, [&](const auto& row) { return row[0] == variable; });
+  effective_.push_back({std::move(variable), std::move(value), std::move(source)});
+  return *this;
+}
+
 Options::Spec* Options::find(std::string_view name) {
   const auto it = std::find_if(specs_.begin(), specs_.end(), [&](const Spec& s) { return s.name == name; });
   return it == specs_.end() ? nullptr : &*it;
@@ -226,11 +232,16 @@ std::string Options::show_config() const {
     rows.push_back({std::string(v.name), it != settings.end() ? it->second : std::string(v.default_value),
                     it != settings.end() ? "environment" : "default"});
   }
+  auto decided = [&](std::string_view name) {
+    return std::find_if(effective_.begin(), effective_.end(), [&](const auto& row) { return row[0] == name; });
+  };
   for (const auto& [name, value] : settings) {
     const auto& known = proxy_environment_variables();
+    if (decided(name) != effective_.end()) continue;
     if (std::none_of(known.begin(), known.end(), [&](const auto& v) { return v.name == name; }))
       rows.push_back({name, value, name.starts_with("PROXY_") ? "environment (unknown to this version)" : "environment"});
   }
+  for (const auto& row : effective_) rows.push_back(row);
   std::size_t width[2] = {0, 0};
   for (const auto& row : rows)
     for (int c = 0; c < 2; ++c) width[c] = std::max(width[c], row[c].size());

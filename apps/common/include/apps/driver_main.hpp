@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include <proxy/harness/timed_wait.hpp>
 
 #include "apps/exit_codes.hpp"
+#include "apps/options.hpp"
 #include "apps/usage_error.hpp"
 
 namespace apps {
@@ -59,6 +61,33 @@ inline auto placement_notices(std::string_view program, int rank, bool verbose, 
       warn(program, rank, "more threads or ranks than cores: running oversubscribed");
     }
   };
+}
+
+// OMP_NUM_THREADS against the compute threads per rank a run in `mode` with --threads `threads` will use
+// (the placement decides, not OpenMP): --show-config shows the count used, and an OMP_NUM_THREADS that says
+// otherwise is said once, by rank 0 ("OMP_NUM_THREADS=4 is overridden: 2 compute threads per rank
+// (--threads 0: one per compute core)"). `reason` replaces the one derived from the mode and --threads (a
+// program without --threads). Every rank, before --show-config is answered.
+inline void note_omp_threads(std::string_view program, Options& options, const proxy::Environment& env,
+                             proxy::harness::Mode mode, int threads, std::string_view reason = {}) {
+  const int used = proxy::harness::placement_for(env, mode, threads).threads;
+  const std::string why = !reason.empty()                        ? std::string(reason)
+                          : !proxy::harness::is_multi_tier(mode)
+                              ? "mode " + std::string(proxy::harness::to_string(mode)) + ": one thread per rank"
+                          : threads == 0 ? std::string("--threads 0: one per compute core")
+                                         : "--threads " + std::to_string(threads);
+  const char* text = std::getenv("OMP_NUM_THREADS");
+  if (text == nullptr || *text == '\0') {
+    options.effective("OMP_NUM_THREADS", std::to_string(used), "set by the program (" + why + ")");
+    return;
+  }
+  if (std::string_view(text) == std::to_string(used)) return;  // the environment's row says it
+  options.effective("OMP_NUM_THREADS", std::to_string(used),
+                    "overridden (environment says " + std::string(text) + "; " + why + ")");
+  if (!options.show_config_requested()) {
+    warn(program, env.rank(), "OMP_NUM_THREADS=" + std::string(text) + " is overridden: " + std::to_string(used) +
+                                  " compute thread" + (used == 1 ? "" : "s") + " per rank (" + why + ")");
+  }
 }
 
 // How a driver's run ends on rank 0, after its table: the record appended to `output` (empty: none was

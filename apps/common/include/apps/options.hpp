@@ -7,6 +7,7 @@
 // Plain object: use it from one thread.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ class Options {
   Options& alias(std::string old_name, std::string name);
   // Free text appended to --help (examples, output format notes), before the shared footer.
   Options& epilog(std::string text);
+  // A variable whose value in effect the program decided (OMP_NUM_THREADS when the mode and --threads size
+  // the teams): --show-config shows `value` and `source` in its row instead of the environment's.
+  Options& effective(std::string variable, std::string value, std::string source);
 
   // Parses argv[1..argc). Returns false when --help (-h) or --version was given: print answer() on rank
   // 0 and exit 0. Throws UsageError for an unknown option, a missing value, a value given to a flag, an
@@ -86,6 +90,7 @@ class Options {
   bool show_config_ = false;
   std::vector<Spec> specs_;
   std::vector<std::pair<std::string, std::string>> aliases_;  // old name, declared name
+  std::vector<std::array<std::string, 3>> effective_;          // variable, value, source
 };
 
 }  // namespace apps

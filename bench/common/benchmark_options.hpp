@@ -1,0 +1,66 @@
+// The one command-line vocabulary (README "Command-line conventions") for the Google Benchmark programs:
+// --help, --version and --show-config are answered first (before benchmark::Initialize runs anything, and
+// before any rank-count check), the program's own options go through apps::Options, Google Benchmark's
+// flags (--benchmark_*, --v=) through benchmark::Initialize, and whatever neither knows is a usage error:
+// one line naming it, exit 2. Main thread only.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apps/exit_codes.hpp"
+#include "apps/options.hpp"
+#include "apps/usage_error.hpp"
+#include "format_reporter.hpp"  // split_arguments
+
+namespace bench {
+
+// The --help paragraph every Google Benchmark program shares (after the program's own epilog, if any).
+inline constexpr std::string_view kBenchmarkFlagsHelp =
+    "Google Benchmark flags pass through: --benchmark_filter=REGEX, --benchmark_format=console|json|csv,\n"
+    "--benchmark_out=FILE, --benchmark_min_time=Ts, --benchmark_repetitions=N, --benchmark_list_tests, ...";
+
+// Parses argv (`rank`: who prints; -1 before MPI is up counts as rank 0). Returns main's exit status when
+// the program stops here: --help/--version/--show-config printed by rank 0 (0), a usage error's line
+// printed by rank 0 (2). Returns nullopt to run: `theirs` then holds the program name and Google
+// Benchmark's flags, ready for initialize().
+inline std::optional<int> parse_arguments(apps::Options& options, int rank, int argc, char** argv,
+                                          std::vector<char*>& theirs) {
+  std::vector<char*> ours;
+  split_arguments(argc, argv, ours, theirs);
+  const bool printer = rank <= 0;
+  try {
+    if (!options.parse(static_cast<int>(ours.size()), ours.data())) {
+      if (printer) std::fputs(options.answer().c_str(), stdout);
+      return apps::kExitSuccess;
+    }
+  } catch (const apps::UsageError& error) {
+    return apps::report_usage_error(options.program(), printer ? 0 : rank, error);
+  }
+  if (options.show_config_requested()) {
+    if (printer) std::fputs(options.show_config().c_str(), stdout);
+    return apps::kExitSuccess;
+  }
+  static std::string name;  // Google Benchmark keeps argv[0]; its error lines start with it
+  name = options.program();
+  theirs[0] = name.data();
+  return std::nullopt;
+}
+
+// benchmark::Initialize on Google Benchmark's flags; a flag it does not know ("--benchmark_bogus") is
+// reported by benchmark::ReportUnrecognizedArguments on rank 0 ("PROGRAM: error: unrecognized
+// command-line flag: ..."): returns false, main exits 2.
+inline bool initialize(int rank, std::vector<char*>& theirs) {
+  int count = static_cast<int>(theirs.size());
+  benchmark::Initialize(&count, theirs.data());
+  if (count <= 1) return true;
+  if (rank <= 0) benchmark::ReportUnrecognizedArguments(count, theirs.data());
+  return false;
+}
+
+}  // namespace bench
