@@ -21,6 +21,7 @@
 #include "apps/common.hpp"
 #include "proxy/harness/session.hpp"
 #include "proxy/proxy.hpp"
+#include "slowest_rank.hpp"
 
 namespace {
 
@@ -68,13 +69,6 @@ bool all_equal(const std::vector<std::vector<double>>& out, double expected) {
   return true;
 }
 
-double mean_of_slowest(std::vector<double> times, const std::function<void(double*, int)>& max_over_ranks) {
-  max_over_ranks(times.data(), static_cast<int>(times.size()));
-  double total = 0.0;
-  for (double t : times) total += t;
-  return 1e6 * total / static_cast<double>(times.size());
-}
-
 // Today's hybrid code: OpenMP sums the threads' vectors, the master calls MPI_Allreduce, a barrier.
 Result hybrid_today(const proxy::Environment& env, int threads, std::size_t count, int iterations) {
   std::vector<std::vector<double>> in(threads), out(threads, std::vector<double>(count));
@@ -96,8 +90,8 @@ Result hybrid_today(const proxy::Environment& env, int threads, std::size_t coun
   const double ranks_threads = static_cast<double>(env.size()) * threads;
   Result result;
   result.correct = all_equal(out, ranks_threads * (ranks_threads + 1.0) / 2.0);
-  result.mean_us = mean_of_slowest(times, [&](double* v, int n) {
-    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, env.world());
+  result.mean_us = bench::mean_of_slowest_us(times, [&](const double* in, double* out, int n) {
+    MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_MAX, env.world());
   });
   return result;
 }
@@ -121,8 +115,8 @@ Result node_collectives(const proxy::Environment& env, int threads, std::size_t 
   const double ranks_threads = static_cast<double>(env.size()) * threads;
   Result result;
   result.correct = all_equal(out, ranks_threads * (ranks_threads + 1.0) / 2.0);
-  result.mean_us = mean_of_slowest(times, [&](double* v, int n) {
-    proxy.call([&] { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
+  result.mean_us = bench::mean_of_slowest_us(times, [&](const double* in, double* out, int n) {
+    proxy.call([&] { MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
   });
   return result;
 }
@@ -156,8 +150,8 @@ Result plan_element(const proxy::Environment& env, int threads, std::size_t coun
   const double ranks_threads = static_cast<double>(env.size()) * threads;
   Result result;
   result.correct = all_equal(out, ranks_threads * (ranks_threads + 1.0) / 2.0);
-  result.mean_us = mean_of_slowest(times, [&](double* v, int n) {
-    proxy.call([&] { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
+  result.mean_us = bench::mean_of_slowest_us(times, [&](const double* in, double* out, int n) {
+    proxy.call([&] { MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
   });
   return result;
 }

@@ -16,17 +16,14 @@
 #include "proxy/environment.hpp"
 
 #include "benchmark_options.hpp"
+#include "slowest_rank.hpp"
 
 namespace bench {
 
 // Sets the counter max_rank_us; `allreduce_max` runs the reduction on whichever thread may call MPI.
 inline void report_slowest_rank(benchmark::State& state, const std::vector<double>& times,
                                 const std::function<void(const double*, double*, int)>& allreduce_max) {
-  std::vector<double> slowest(times.size());
-  allreduce_max(times.data(), slowest.data(), static_cast<int>(times.size()));
-  double total = 0;
-  for (double t : slowest) total += t;
-  state.counters["max_rank_us"] = 1e6 * total / static_cast<double>(slowest.size());
+  state.counters["max_rank_us"] = mean_of_slowest_us(times, allreduce_max);
 }
 
 // Answers --help, --version and --show-config and refuses bad flags first (benchmark_options.hpp); then
