@@ -3,6 +3,11 @@
 
 #include <mpi.h>
 
+#include <functional>
+#include <string>
+
+#include "proxy/error.hpp"
+
 namespace proxy {
 class Environment;
 }
@@ -22,6 +27,16 @@ inline int world_size() {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   return size;
+}
+
+// What fn() threw as proxy::Error (its what()), or "(no exception)".
+inline std::string message_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const proxy::Error& e) {
+    return e.what();
+  }
+  return "(no exception)";
 }
 
 }  // namespace proxy::test_util

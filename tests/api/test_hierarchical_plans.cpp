@@ -19,17 +19,9 @@
 
 namespace {
 
+using proxy::test_util::message_of;
 using proxy::test_util::world_rank;
 using proxy::test_util::world_size;
-
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const proxy::Error& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 constexpr double kTwo53 = 9007199254740992.0;  // 2^53: adding 1 to it (or to 2^54 ...) rounds back
 

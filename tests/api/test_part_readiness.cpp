@@ -13,17 +13,9 @@
 
 namespace {
 
+using proxy::test_util::message_of;
 using proxy::test_util::world_rank;
 using proxy::test_util::world_size;
-
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const proxy::Error& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
 
 TEST(PartReadiness, SendLeavesOnlyWhenItsPartsAreReadyAndCarriesWhatWasWritten) {
   const int rank = world_rank(), size = world_size();
