@@ -31,24 +31,16 @@ int parse_command_line(const char* program, const char* description, const proxy
       .alias("steps", "iters");
   // Every rank parses the same command line and knows the rank count: the same outcome everywhere.
   return apps::run_guarded(program, env.rank(), [&] {
-    const bool run = apps::agreed(env.world(), [&] {
-      if (!options.parse(argc, argv)) return false;
-      problem->nx = static_cast<int>(options.count("nx", 3, 1 << 24));
-      problem->ny = static_cast<int>(options.count("ny", env.size(), 1 << 24));
-      problem->steps = static_cast<int>(options.count("iters", 1, 1 << 30));
-      problem->verify = options.flag_set("verify");
-      problem->verbose = options.verbose();
-      return true;
-    });
-    if (!run) {
-      if (env.rank() == 0) std::fputs(options.answer().c_str(), stdout);
+    if (!apps::parse_agreed(env.world(), env.rank(), options, argc, argv, [&] {
+          problem->nx = static_cast<int>(options.count("nx", 3, 1 << 24));
+          problem->ny = static_cast<int>(options.count("ny", env.size(), 1 << 24));
+          problem->steps = static_cast<int>(options.count("iters", 1, 1 << 30));
+          problem->verify = options.flag_set("verify");
+          problem->verbose = options.verbose();
+        }))
       return apps::kExitSuccess;
-    }
     apps::note_omp_threads(program, options, env, proxy::harness::Mode::proxy, 0, "one per compute core");
-    if (options.show_config_requested() || options.verbose()) {
-      if (env.rank() == 0) std::fputs(options.show_config().c_str(), stdout);
-      if (options.show_config_requested()) return apps::kExitSuccess;
-    }
+    if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
     // Before allocating: two buffers of rows with ghost rows, and the serial grids of --verify.
     const double nx = problem->nx, ny = problem->ny;
     const double rows = rows_of(env.rank(), env.size(), problem->ny);

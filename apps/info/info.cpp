@@ -26,20 +26,12 @@ int main(int argc, char** argv) try {
   int threads = 0;
   bool with_proxy = true;
   const int parsed = apps::run_guarded(kProgram, env.rank(), [&] {
-    const bool run = apps::agreed(MPI_COMM_WORLD, [&] {
-      if (!options.parse(argc, argv)) return false;
-      threads = static_cast<int>(options.integer("threads", 0, 4096));
-      with_proxy = !options.flag_set("no-proxy");
-      return true;
-    });
-    if (!run) {
-      if (env.rank() == 0) std::fputs(options.answer().c_str(), stdout);
+    if (!apps::parse_agreed(MPI_COMM_WORLD, env.rank(), options, argc, argv, [&] {
+          threads = static_cast<int>(options.integer("threads", 0, 4096));
+          with_proxy = !options.flag_set("no-proxy");
+        }))
       return 0;
-    }
-    if (options.show_config_requested() || options.verbose()) {
-      if (env.rank() == 0) std::fputs(options.show_config().c_str(), stdout);
-      if (options.show_config_requested()) return 0;
-    }
+    if (apps::answer_show_config(options, env.rank())) return 0;
     return kParsed;
   });
   if (parsed != kParsed) return parsed;

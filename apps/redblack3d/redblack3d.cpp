@@ -141,22 +141,13 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = make_options();
   int node_width = 0;
   redblack3d::RunSettings settings;
-  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
-    if (!options.parse(argc, argv)) return false;
-    settings = settings_from(options, env.size(), node_width);
-    return true;
-  });
-  if (!parsed) {
-    if (env.rank() == 0) std::cout << options.answer();
-    return 0;
-  }
+  if (!apps::parse_agreed(MPI_COMM_WORLD, env.rank(), options, argc, argv,
+                          [&] { settings = settings_from(options, env.size(), node_width); }))
+    return apps::kExitSuccess;
   const std::string mode = std::string(proxy::harness::to_string(settings.mode));
   const bool verbose = options.verbose();
   apps::note_omp_threads(kProgram, options, env, settings.mode, settings.threads);
-  if (options.show_config_requested() || verbose) {
-    if (env.rank() == 0) std::cout << options.show_config() << std::flush;
-    if (options.show_config_requested()) return apps::kExitSuccess;
-  }
+  if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
   if (node_width == 0) node_width = env.node().size;
 

@@ -122,25 +122,17 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   apps::Options options = declare_options();
   summa::Problem problem;
   std::string output;
-  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
-    if (!options.parse(argc, argv)) return false;
-    problem = problem_from(options, env.size());
-    if (options.given("output")) {
-      output = options.value("output");
-      apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
-    }
-    return true;
-  });
-  if (!parsed) {
-    if (env.rank() == 0) std::cout << options.answer();
-    return 0;
-  }
+  if (!apps::parse_agreed(MPI_COMM_WORLD, env.rank(), options, argc, argv, [&] {
+        problem = problem_from(options, env.size());
+        if (options.given("output")) {
+          output = options.value("output");
+          apps::record_format_for(output);  // a bad extension fails here, on every rank, before the run
+        }
+      }))
+    return apps::kExitSuccess;
   const bool verbose = options.verbose();
   apps::note_omp_threads(kProgram, options, env, problem.mode, problem.threads);
-  if (options.show_config_requested() || verbose) {
-    if (env.rank() == 0) std::cout << options.show_config() << std::flush;
-    if (options.show_config_requested()) return apps::kExitSuccess;
-  }
+  if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   // Before allocating: this rank's blocks, panel buffers and (--verify) reference, against its share of
   // the node's memory.
   const std::string sizes = problem.m == problem.n && problem.n == problem.k

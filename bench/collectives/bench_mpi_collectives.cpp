@@ -48,19 +48,9 @@ int run_program(int rank, int size, int argc, char** argv) {
   options.option("max-bytes", "B", "largest message, at least 8 (K/M/G suffixes)", "16M");
   options.epilog("Example:\n  proxy-mpiexec -n 2 bench_mpi_collectives --max-bytes 1M > mpi.csv");
   long long max_bytes = 0;
-  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
-    if (!options.parse(argc, argv)) return false;
-    max_bytes = options.count("max-bytes", 8);
-    return true;
-  });
-  if (!parsed) {
-    if (rank == 0) std::cout << options.answer();
+  if (!apps::parse_agreed(MPI_COMM_WORLD, rank, options, argc, argv, [&] { max_bytes = options.count("max-bytes", 8); }))
     return apps::kExitSuccess;
-  }
-  if (options.show_config_requested()) {
-    if (rank == 0) std::cout << options.show_config();
-    return apps::kExitSuccess;
-  }
+  if (apps::answer_show_config(options, rank)) return apps::kExitSuccess;
   if (rank == 0) std::printf("collective,bytes,ranks,avg_us,min_us,max_us\n");
   for (std::size_t bytes = 8; bytes <= std::size_t(max_bytes); bytes *= 8) {
     const std::size_t count = bytes / sizeof(double);

@@ -165,21 +165,14 @@ int run(proxy::Environment& env, int argc, char** argv) {
   options.epilog("Examples:\n  mpiexec -n 2 bench_node_allreduce --threads 1\n  mpiexec -n 1 bench_node_allreduce --threads 2");
   int threads = 2;
   std::size_t max_bytes = 0;
-  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
-    if (!options.parse(argc, argv)) return false;
-    threads = static_cast<int>(options.integer("threads", 1, 1024));
-    max_bytes = options.size("max-bytes");
-    if (max_bytes < 8) throw apps::UsageError("--max-bytes must be at least 8, got '" + options.value("max-bytes") + "'");
-    return true;
-  });
-  if (!parsed) {
-    if (env.rank() == 0) std::cout << options.answer();
+  if (!apps::parse_agreed(MPI_COMM_WORLD, env.rank(), options, argc, argv, [&] {
+        threads = static_cast<int>(options.integer("threads", 1, 1024));
+        max_bytes = options.size("max-bytes");
+        if (max_bytes < 8)
+          throw apps::UsageError("--max-bytes must be at least 8, got '" + options.value("max-bytes") + "'");
+      }))
     return apps::kExitSuccess;
-  }
-  if (options.show_config_requested()) {
-    if (env.rank() == 0) std::cout << options.show_config();
-    return apps::kExitSuccess;
-  }
+  if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   std::vector<std::size_t> sizes;
   for (std::size_t bytes = 8; bytes <= max_bytes; bytes *= 32) sizes.push_back(bytes);
   std::vector<Result> today;

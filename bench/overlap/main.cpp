@@ -303,19 +303,10 @@ void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cas
 int run(proxy::Environment& environment, int argc, char** argv) {
   auto options = make_options();
   Settings settings;
-  const bool parsed = apps::agreed(MPI_COMM_WORLD, [&] {
-    if (!options.parse(argc, argv)) return false;
-    settings = validate(options, environment.size());
-    return true;
-  });
-  if (!parsed) {
-    if (environment.rank() == 0) std::cout << options.answer();
-    return 0;
-  }
-  if (options.show_config_requested() || options.verbose()) {
-    if (environment.rank() == 0) std::cout << options.show_config() << std::flush;
-    if (options.show_config_requested()) return apps::kExitSuccess;
-  }
+  if (!apps::parse_agreed(MPI_COMM_WORLD, environment.rank(), options, argc, argv,
+                          [&] { settings = validate(options, environment.size()); }))
+    return apps::kExitSuccess;
+  if (apps::answer_show_config(options, environment.rank())) return apps::kExitSuccess;
   settings.provenance = apps::collect_provenance();
   // Before any measurement: a bad --output ends every rank now with one line (exit 2), not after the work,
   // and not with one rank gone while the others wait in the set-up.

@@ -25,4 +25,13 @@ void agree_on_usage_error(const std::optional<std::string>& my_error, MPI_Comm c
   throw UsageError(first == 0 ? message : message + " (on rank " + std::to_string(first) + ")");
 }
 
+bool answer_show_config(const Options& options, int rank) {
+  if (!options.show_config_requested() && !options.verbose()) return false;
+  if (rank == 0) {
+    std::fputs(options.show_config().c_str(), stdout);
+    std::fflush(stdout);
+  }
+  return options.show_config_requested();
+}
+
 }  // namespace apps

@@ -7,11 +7,13 @@
 
 #include <mpi.h>
 
+#include <cstdio>
 #include <optional>
 #include <string>
 
 #include <proxy/harness/mode.hpp>
 
+#include "apps/options.hpp"
 #include "apps/usage_error.hpp"
 
 namespace apps {
@@ -35,5 +37,23 @@ auto agreed(MPI_Comm comm, Fn&& parse_and_validate) -> decltype(parse_and_valida
   agree_on_usage_error(error, comm);
   return result;
 }
+
+// How every program starts: argv parsed on every rank of comm and agreed, read() turning the parsed options
+// into settings (it may throw UsageError). False when --help or --version was asked: rank 0 has printed
+// the answer and the program exits 0.
+template <class Read>
+bool parse_agreed(MPI_Comm comm, int rank, Options& options, int argc, char** argv, Read&& read) {
+  const bool parsed = agreed(comm, [&] {
+    if (!options.parse(argc, argv)) return false;
+    read();
+    return true;
+  });
+  if (!parsed && rank == 0) std::fputs(options.answer().c_str(), stdout);
+  return parsed;
+}
+
+// --show-config, or --verbose (which prints the configuration before the run): rank 0 prints the effective
+// configuration. True when --show-config asked for it: the program then exits 0.
+bool answer_show_config(const Options& options, int rank);
 
 }  // namespace apps
