@@ -67,8 +67,16 @@ file(CONFIGURE OUTPUT ${PROXY_MPIEXEC} @ONLY CONTENT [[
 # proxy-mpiexec: written by CMake for this build of proxy (@PROXY_MPI_VENDOR@). Runs the launcher the build
 # was configured with and the flags this MPI needs here (cmake/ProxyLauncher.cmake says why); use it
 # wherever you would type mpiexec.
+if [ $# -eq 1 ] && [ "$1" = --version ]; then  # the project's version, then the launcher's
+  echo "proxy-mpiexec (proxy) @PROJECT_VERSION@"
+  exec "@MPIEXEC_EXECUTABLE@" --version
+elif [ $# -eq 1 ] && [ "$1" = --help ]; then
+  echo "usage: proxy-mpiexec [LAUNCHER OPTIONS] PROGRAM [ARGS...]"
+  echo "Runs @MPIEXEC_EXECUTABLE@ (@PROXY_MPI_VENDOR@) with the flags this build needs; its own options: @MPIEXEC_EXECUTABLE@ --help"
+  exit 0
+fi
 @_body@]])
 file(CHMOD ${PROXY_MPIEXEC} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                                         WORLD_READ WORLD_EXECUTE)
-install(PROGRAMS ${PROXY_MPIEXEC} DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(PROGRAMS ${PROXY_MPIEXEC} DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT programs)  # beside the drivers
 message(STATUS "Launcher: ${PROXY_MPIEXEC} -> ${MPIEXEC_EXECUTABLE} (${PROXY_MPI_VENDOR})")
