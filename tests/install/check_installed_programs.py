@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_installed_programs.py BUILD_DIR PREFIX VERSION NAME...: install the programs component (the drivers,
-the tools and proxy-mpiexec; not the libraries) into a scratch PREFIX, then
+the tools and proxy-mpiexec) and the libraries into a scratch PREFIX, then
 check that each NAME is an executable in PREFIX/bin and works there under its installed name: `--help` exits 0,
 `--version` exits 0 and its first line is `<program> (proxy) VERSION`; then runs proxy-redblack3d-compare and
 proxy-summa-compare-panels from PREFIX/bin on a tiny problem with no --driver and no --mpiexec, so that
@@ -66,8 +66,10 @@ def main():
     """Install, then check each expected program."""
     args = parse_args()
     shutil.rmtree(args.prefix, ignore_errors=True)
-    subprocess.run(["cmake", "--install", args.build_dir, "--prefix", args.prefix, "--component", "programs"], check=True,
-                   stdout=subprocess.DEVNULL)
+    # The programs component, then the libraries a shared build's programs load (a static build's need none).
+    for component in ("programs", "Unspecified"):
+        subprocess.run(["cmake", "--install", args.build_dir, "--prefix", args.prefix, "--component", component],
+                       check=True, stdout=subprocess.DEVNULL)
     bindir = pathlib.Path(args.prefix) / "bin"
     # As a user would run them: no build's folder in the environment (apps/toolkit/programs.py).
     environment = {k: v for k, v in os.environ.items() if k not in ("PROXY_BIN_DIR", "MPIEXEC")}
