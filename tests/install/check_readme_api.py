@@ -68,9 +68,9 @@ def run(command, **kwargs):
     return done.stdout
 
 
-def check_runs(program, mpiexec, how):
+def check_runs(program, mpiexec, how, environment=None):
     """Run the built example on one rank; its line must say the halo was exchanged."""
-    output = run(shlex.split(mpiexec) + ["-n", "1", str(program)])
+    output = run(shlex.split(mpiexec) + ["-n", "1", str(program)], env=environment)
     if not EXPECTED.search(output):
         sys.exit(f"{how}: the README example ran but did not print the expected line:\n{output}")
     print(f"{how}: {EXPECTED.search(output).group(0)}")
@@ -100,7 +100,9 @@ def main():
     for line in blocks["sh"].splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             run(line, shell=True, cwd=source, env=environment, executable="/bin/bash")
-    check_runs(source / "app", args.mpiexec, "pkg-config proxyrt")
+    # A shared build's libraries, found as a system prefix's would be through ld.so.conf.
+    environment["LD_LIBRARY_PATH"] = os.pathsep.join(str(Path(d).parent) for d in pkgconfig_dirs)
+    check_runs(source / "app", args.mpiexec, "pkg-config proxyrt", environment)
     return 0
 
 
