@@ -66,8 +66,8 @@ class TestTools(unittest.TestCase):
                  ([COMPARE_PANELS], f"compare-panels: error: --driver '{self.dir / 'summa'}' is not an executable "
                                     f"(build it with cmake --build BUILD --target summa_driver {hint}"),
                  ([RUN_OVERLAP, "--ranks=x"], "run-overlap: error: rank count 'x' is not a positive integer"),
-                 ([RUN_OVERLAP, "--sizes", "1K"], f"run-overlap: error: '{self.dir / 'overlap'}' is not an executable "
-                                                  "file (give OVERLAP_EXE, or set PROXY_BIN_DIR to a build's bin/)")]
+                 ([RUN_OVERLAP], f"run-overlap: error: '{self.dir / 'overlap'}' is not an executable "
+                                 "file (give OVERLAP_EXE, or set PROXY_BIN_DIR to a build's bin/)")]
         for argv, line in cases:
             done = run(argv, env=empty)
             self.assertEqual((done.returncode, done.stderr.strip()), (2, line), argv)
