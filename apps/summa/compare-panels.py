@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Panel-size comparison for SUMMA: runs build/bin/summa for every mode and panel width at one size and
+"""Panel-size comparison for SUMMA: runs the summa driver for every mode and panel width at one size and
 prints one table (total seconds and GFLOP/s per mode and panel, best panel per mode marked with '*').
 
 Single-tier modes (sync, async) run one rank per core; multi-tier modes (mt, proxy) one rank per node,
@@ -27,17 +27,17 @@ from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent  # toolkit/ sits beside apps/sweep, one level up, or in share/proxy
 sys.path[:0] = [str(p) for p in (_HERE, _HERE.parent, _HERE.parent / "share" / "proxy") if (p / "toolkit").is_dir()][:1]
-from toolkit import cli, launcher  # noqa: E402  (after the path is set)
+from toolkit import cli, launcher, programs  # noqa: E402  (after the path is set)
 
 MODES = ("sync", "async", "mt", "proxy")
 
 
 def parse_args(argv):
     """Command-line options; every default documented in --help."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    default_driver = os.path.normpath(os.path.join(here, "..", "..", "build", "bin", "summa"))
     parser = cli.Parser(prog="compare-panels", environment=cli.LAUNCH_ENVIRONMENT, description=__doc__)
-    parser.add_argument("--driver", default=default_driver, help="the summa executable (default: %(default)s)")
+    parser.add_argument("--driver", default=programs.default_program(__file__, "summa", "proxy-summa"),
+                        help="the summa executable (default: $PROXY_BIN_DIR/summa, else proxy-summa beside this "
+                             "tool when installed, else build/bin/summa of its source tree: %(default)s)")
     parser.add_argument("--launcher", dest="launcher_kind", choices=("auto", "mpiexec", "srun"), default="auto",
                         help="auto (default): srun inside a Slurm allocation (SLURM_JOB_ID set) unless --mpiexec "
                              "is given, else mpiexec")
@@ -95,8 +95,8 @@ def parse_args(argv):
             args.launcher, _ = launcher.resolve(args.mpiexec, args.driver)
     except cli.UsageError as error:
         parser.error(str(error))
-    if not os.access(args.driver, os.X_OK):
-        parser.error(f"--driver: '{args.driver}' is not an executable (build it with ninja summa_driver)")
+    if not programs.executable(args.driver):  # last: a bad value of any other option is reported as such
+        parser.error(f"--driver '{args.driver}' is not an executable ({programs.missing_program_hint('summa_driver')})")
     if args.plot:
         require_matplotlib()
     return args
@@ -173,6 +173,7 @@ def run_one(args, mode, panel, record_path):
         command += ["--threads", str(args.threads)]
     if args.verify:
         command += ["--verify"]
+    print("+ " + shlex.join(str(word) for word in command), file=sys.stderr, flush=True)  # as compare does
     result = run_command(args, command)
     if result.returncode != 0:
         fail(f"'{shlex.join(command)}' failed ({result.returncode}):\n{result.stdout}{result.stderr}",

@@ -45,5 +45,6 @@ get_filename_component(pc_dir ${pc_file} DIRECTORY)
 run(${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} ${PKG_CONFIG} --cflags --libs proxyrt)
 separate_arguments(flags UNIX_COMMAND "${last_output}")
 run(${CXX} ${CONSUMER_SOURCE}/main.cpp -o ${WORK_DIR}/consumer-pkg-config ${flags})
-run(${MPIEXEC} -n 2 ${WORK_DIR}/consumer-pkg-config)
+get_filename_component(lib_dir ${pc_dir} DIRECTORY)  # a shared build's libraries: as ld.so.conf would give them
+run(${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${lib_dir} ${MPIEXEC} -n 2 ${WORK_DIR}/consumer-pkg-config)
 expect_sum_of_ranks("pkg-config proxyrt")

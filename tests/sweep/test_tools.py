@@ -3,6 +3,7 @@
 `compare --output x.json` writes JSON Lines (and .csv CSV), and usage errors are one line with exit 2."""
 import csv
 import json
+import os
 import tempfile
 import unittest
 from pathlib import Path
@@ -49,6 +50,36 @@ class TestTools(unittest.TestCase):
         for argv, line in cases:
             done = run(argv)
             self.assertEqual((done.returncode, done.stderr.strip()), (2, line), argv)
+
+    def test_default_programs_follow_proxy_bin_dir(self):
+        """Without --driver (or OVERLAP_EXE) the tools take their program from $PROXY_BIN_DIR, whatever the
+        build's folder, and check it only after every other option: a bad option is reported as such."""
+        empty = dict(os.environ, PROXY_BIN_DIR=str(self.dir))  # a bin/ without programs
+        hint = "and set PROXY_BIN_DIR=BUILD/bin, or name it with --driver)"
+        cases = [([COMPARE, "--reps=0"], "compare: error: --reps: '0' is not a positive integer"),
+                 ([COMPARE, "--output", self.dir / "x.txt"],
+                  f"compare: error: --output '{self.dir / 'x.txt'}': the name must end in .csv or .json (JSON Lines)"),
+                 ([COMPARE], f"compare: error: --driver '{self.dir / 'redblack3d'}' is not an executable "
+                             f"(build it with cmake --build BUILD --target redblack3d_driver {hint}"),
+                 ([COMPARE_PANELS, "--modes", "sync,fast"],
+                  "compare-panels: error: --modes: unknown mode 'fast' (expected sync, async, mt, proxy)"),
+                 ([COMPARE_PANELS], f"compare-panels: error: --driver '{self.dir / 'summa'}' is not an executable "
+                                    f"(build it with cmake --build BUILD --target summa_driver {hint}"),
+                 ([RUN_OVERLAP, "--ranks=x"], "run-overlap: error: rank count 'x' is not a positive integer"),
+                 ([RUN_OVERLAP], f"run-overlap: error: '{self.dir / 'overlap'}' is not an executable "
+                                 "file (give OVERLAP_EXE, or set PROXY_BIN_DIR to a build's bin/)")]
+        for argv, line in cases:
+            done = run(argv, env=empty)
+            self.assertEqual((done.returncode, done.stderr.strip()), (2, line), argv)
+
+    @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
+    def test_compare_runs_the_driver_of_proxy_bin_dir(self):
+        """compare without --driver runs $PROXY_BIN_DIR/redblack3d (CTest sets it to this build's bin/)."""
+        done = run([COMPARE, "--n=8", "--iters", "1", "--modes", "sync", "--cores", "2", "--mpiexec", mpiexec()],
+                   env=dict(os.environ, PROXY_BIN_DIR=str(REDBLACK3D.parent)))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(f" {REDBLACK3D} --mode sync --n 8 ", done.stderr)
+        self.assertRegex(done.stdout, r"(?m)^sync +2 x 1 ")
 
     @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
     def test_compare_output_formats(self):
