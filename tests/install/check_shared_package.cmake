@@ -76,7 +76,7 @@ expect_sum_of_ranks("shared, pkg-config proxyrt-core")
 
 # find_package with a component this installation lacks, and one proxy does not know: one line naming it.
 foreach(case "harness|proxy: component 'harness' is not installed in [^\n]+ \\(it has: core\\)"
-             "bogus|proxy: unknown component 'bogus' \\(proxy's components: core, collectives, harness\\)")
+             "bogus|proxy: unknown component 'bogus' \\(proxy's components: core, collectives, harness, c, fortran\\)")
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 component)
   list(GET case 1 expected)
