@@ -149,6 +149,28 @@ TEST(HierarchicalPlans, ReduceToTheLastRankAndBroadcastFromItWhenItsPartIsReady)
   }
 }
 
+TEST(HierarchicalPlans, ElementsOnOneCommunicatorStartInSpecOrderWhateverOrderTheirPartsBecomeReady) {
+  // The allreduce waits for parts 0 and 1, the broadcast after it for part 0 alone. Rank 0 marks part 0 first
+  // and lets the proxy run: its broadcast is ready before its allreduce. The other ranks mark part 1 first,
+  // so both are ready at once. Started as they became ready, rank 0 would post the broadcast first and the
+  // others the allreduce: MPI would match them crosswise (a hang on Open MPI's non-blocking collectives).
+  const int rank = world_rank(), size = world_size();
+  double a = rank + 1.0, b = 0.5, sum = 0.0, panel = rank == 0 ? 7.25 : -1.0;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("crossing");
+  spec.parts(2)
+      .allreduce_when_ready({0, 1}, MPI_COMM_WORLD, {&a, &b}, &sum, 1, MPI_DOUBLE, MPI_SUM)
+      .broadcast_when_ready({0}, MPI_COMM_WORLD, 0, &panel, 1, MPI_DOUBLE);
+  const proxy::Plan plan = proxy.commit(spec);
+  const proxy::Ticket ticket = proxy.start(plan);
+  proxy.ready(ticket, rank == 0 ? 0 : 1);
+  if (rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the proxy sees part 0 alone
+  proxy.ready(ticket, rank == 0 ? 1 : 0);
+  proxy.wait(ticket);
+  EXPECT_EQ(sum, size * (size + 1) / 2.0 + 0.5 * size);
+  EXPECT_EQ(panel, 7.25);
+}
+
 // Against MPI_Allreduce itself (run on the proxy): the contributions added up by the test in order on each
 // rank, then reduced over the ranks by MPI. Integers bitwise (built-in operations through MPI_Reduce_local);
 // doubles within the rounding bound of the sums, n eps sum|x|.
