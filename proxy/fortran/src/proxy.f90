@@ -59,6 +59,8 @@ module proxy
   public :: proxy_plan_spec_create, proxy_plan_spec_free, proxy_plan_spec_send, proxy_plan_spec_recv
   public :: proxy_plan_spec_broadcast, proxy_plan_spec_reduce, proxy_plan_spec_allreduce, proxy_plan_spec_parts
   public :: proxy_plan_spec_send_when_ready, proxy_plan_spec_recv_when_ready
+  public :: proxy_plan_spec_reduce_contributions, proxy_plan_spec_allreduce_contributions
+  public :: proxy_plan_spec_broadcast_when_ready, proxy_plan_spec_reduce_when_ready, proxy_plan_spec_allreduce_when_ready
   public :: proxy_commit, proxy_plan_free, proxy_start, proxy_ready, proxy_wait, proxy_test, proxy_progress_point
   public :: proxy_call
 
@@ -219,6 +221,48 @@ module proxy
       integer(c_int), intent(in) :: parts(*)
       integer(c_int), value :: part_count, peer, tag, count, datatype
       type(*), dimension(*), asynchronous :: buffer
+    end function
+    integer(c_int) function c_plan_spec_reduce_contributions(spec, comm, root, contributions, contribution_count, &
+        result, count, datatype, op) bind(C, name="proxy_f_plan_spec_reduce_contributions")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), value :: comm, root, contribution_count, count, datatype, op
+      type(c_ptr), intent(in) :: contributions(*)
+      type(*), dimension(*), asynchronous :: result
+    end function
+    integer(c_int) function c_plan_spec_allreduce_contributions(spec, comm, contributions, contribution_count, &
+        result, count, datatype, op) bind(C, name="proxy_f_plan_spec_allreduce_contributions")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), value :: comm, contribution_count, count, datatype, op
+      type(c_ptr), intent(in) :: contributions(*)
+      type(*), dimension(*), asynchronous :: result
+    end function
+    integer(c_int) function c_plan_spec_broadcast_when_ready(spec, parts, part_count, comm, root, buffer, count, &
+        datatype) bind(C, name="proxy_f_plan_spec_broadcast_when_ready")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), intent(in) :: parts(*)
+      integer(c_int), value :: part_count, comm, root, count, datatype
+      type(*), dimension(*), asynchronous :: buffer
+    end function
+    integer(c_int) function c_plan_spec_reduce_when_ready(spec, parts, part_count, comm, root, contributions, &
+        contribution_count, result, count, datatype, op) bind(C, name="proxy_f_plan_spec_reduce_when_ready")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), intent(in) :: parts(*)
+      integer(c_int), value :: part_count, comm, root, contribution_count, count, datatype, op
+      type(c_ptr), intent(in) :: contributions(*)
+      type(*), dimension(*), asynchronous :: result
+    end function
+    integer(c_int) function c_plan_spec_allreduce_when_ready(spec, parts, part_count, comm, contributions, &
+        contribution_count, result, count, datatype, op) bind(C, name="proxy_f_plan_spec_allreduce_when_ready")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), intent(in) :: parts(*)
+      integer(c_int), value :: part_count, comm, contribution_count, count, datatype, op
+      type(c_ptr), intent(in) :: contributions(*)
+      type(*), dimension(*), asynchronous :: result
     end function
     integer(c_int) function c_commit(thread, spec, plan) bind(C, name="proxy_commit")
       import :: c_int, c_ptr
@@ -528,6 +572,90 @@ contains
     c_parts = int(parts, c_int)
     status = c_plan_spec_recv_when_ready(spec%handle, c_parts, int(size(parts), c_int), int(peer, c_int), &
                                          int(tag, c_int), buffer, int(count, c_int), int(datatype%MPI_VAL, c_int))
+  end function
+
+  ! Hierarchical forms: contributions(t) = c_loc(partial(:, t)) of a TARGET array (one per thread or row), each
+  ! of `count` elements, reduced by the proxy in their order at each start, then over the ranks of comm.
+  integer function proxy_plan_spec_reduce_contributions(spec, comm, root, contributions, result, count, datatype, &
+                                                        op) result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: root, count
+    type(c_ptr), intent(in) :: contributions(:)
+    type(*), dimension(*), asynchronous :: result
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(c_ptr) :: c_contributions(size(contributions))
+    c_contributions = contributions
+    status = c_plan_spec_reduce_contributions(spec%handle, int(comm%MPI_VAL, c_int), int(root, c_int), &
+                                              c_contributions, int(size(contributions), c_int), result, &
+                                              int(count, c_int), int(datatype%MPI_VAL, c_int), int(op%MPI_VAL, c_int))
+  end function
+
+  integer function proxy_plan_spec_allreduce_contributions(spec, comm, contributions, result, count, datatype, op) &
+      result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: count
+    type(c_ptr), intent(in) :: contributions(:)
+    type(*), dimension(*), asynchronous :: result
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(c_ptr) :: c_contributions(size(contributions))
+    c_contributions = contributions
+    status = c_plan_spec_allreduce_contributions(spec%handle, int(comm%MPI_VAL, c_int), c_contributions, &
+                                                 int(size(contributions), c_int), result, int(count, c_int), &
+                                                 int(datatype%MPI_VAL, c_int), int(op%MPI_VAL, c_int))
+  end function
+
+  ! The collective elements held each epoch until all of parts(:) (numbered from 0) are marked ready.
+  integer function proxy_plan_spec_broadcast_when_ready(spec, parts, comm, root, buffer, count, datatype) &
+      result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    integer, intent(in) :: parts(:), root, count
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(*), asynchronous :: buffer
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(c_int) :: c_parts(size(parts))
+    c_parts = int(parts, c_int)
+    status = c_plan_spec_broadcast_when_ready(spec%handle, c_parts, int(size(parts), c_int), int(comm%MPI_VAL, c_int), &
+                                              int(root, c_int), buffer, int(count, c_int), int(datatype%MPI_VAL, c_int))
+  end function
+
+  integer function proxy_plan_spec_reduce_when_ready(spec, parts, comm, root, contributions, result, count, datatype, &
+                                                     op) result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    integer, intent(in) :: parts(:), root, count
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr), intent(in) :: contributions(:)
+    type(*), dimension(*), asynchronous :: result
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer(c_int) :: c_parts(size(parts))
+    type(c_ptr) :: c_contributions(size(contributions))
+    c_parts = int(parts, c_int)
+    c_contributions = contributions
+    status = c_plan_spec_reduce_when_ready(spec%handle, c_parts, int(size(parts), c_int), int(comm%MPI_VAL, c_int), &
+                                           int(root, c_int), c_contributions, int(size(contributions), c_int), result, &
+                                           int(count, c_int), int(datatype%MPI_VAL, c_int), int(op%MPI_VAL, c_int))
+  end function
+
+  integer function proxy_plan_spec_allreduce_when_ready(spec, parts, comm, contributions, result, count, datatype, &
+                                                        op) result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    integer, intent(in) :: parts(:), count
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr), intent(in) :: contributions(:)
+    type(*), dimension(*), asynchronous :: result
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer(c_int) :: c_parts(size(parts))
+    type(c_ptr) :: c_contributions(size(contributions))
+    c_parts = int(parts, c_int)
+    c_contributions = contributions
+    status = c_plan_spec_allreduce_when_ready(spec%handle, c_parts, int(size(parts), c_int), int(comm%MPI_VAL, c_int), &
+                                              c_contributions, int(size(contributions), c_int), result, &
+                                              int(count, c_int), int(datatype%MPI_VAL, c_int), int(op%MPI_VAL, c_int))
   end function
 
   integer function proxy_commit(thread, spec, plan) result(status)

@@ -1,6 +1,7 @@
 /* The proxy runtime for C (C99 or later; C++ too): a thin layer over the C++ API of proxy::core.
  * Opaque handles (environment, placement, proxy thread, plan spec, plan), plans built element by element
- * (send, recv, packed, broadcast, reduce, allreduce, parts and transfers that wait for them), commit, start,
+ * (send, recv, packed, broadcast, reduce, allreduce, their hierarchical forms over per-thread contributions,
+ * parts and transfers and collectives that wait for them), commit, start,
  * ready, wait with a timeout, test, progress points, and call (a C function run on the proxy thread).
  * docs/c-fortran.md has the table that maps each function onto its C++ counterpart.
  *
@@ -124,6 +125,16 @@ proxy_status proxy_plan_spec_reduce(proxy_plan_spec* spec, MPI_Comm comm, int ro
                                     void* result, int count, MPI_Datatype type, MPI_Op op);
 proxy_status proxy_plan_spec_allreduce(proxy_plan_spec* spec, MPI_Comm comm, const void* send, void* result,
                                        int count, MPI_Datatype type, MPI_Op op);
+/* Hierarchical forms: `contribution_count` contributions (one per compute thread, or per row) of `count`
+ * elements each, reduced by the proxy in their order (c0 op c1 op ...) at each start, then over the ranks of
+ * comm into result (docs/api.md, "Hierarchical elements"). The contributions' addresses are copied; the
+ * buffers they point to must stay valid while the plan lives. */
+proxy_status proxy_plan_spec_reduce_contributions(proxy_plan_spec* spec, MPI_Comm comm, int root,
+                                                  const void* const* contributions, int contribution_count,
+                                                  void* result, int count, MPI_Datatype type, MPI_Op op);
+proxy_status proxy_plan_spec_allreduce_contributions(proxy_plan_spec* spec, MPI_Comm comm,
+                                                     const void* const* contributions, int contribution_count,
+                                                     void* result, int count, MPI_Datatype type, MPI_Op op);
 /* Partitioned readiness: the plan's data has `count` parts, marked ready each epoch by proxy_ready(); a
  * *_when_ready transfer starts once all its `part_count` parts are. */
 proxy_status proxy_plan_spec_parts(proxy_plan_spec* spec, int count);
@@ -131,6 +142,19 @@ proxy_status proxy_plan_spec_send_when_ready(proxy_plan_spec* spec, const int* p
                                              int tag, const void* buffer, int count, MPI_Datatype type);
 proxy_status proxy_plan_spec_recv_when_ready(proxy_plan_spec* spec, const int* parts, int part_count, int peer,
                                              int tag, void* buffer, int count, MPI_Datatype type);
+/* The collective elements, started each epoch only once all their `part_count` parts are ready (a thread
+ * marks its part when its contribution is written; the broadcast's root when the data is). */
+proxy_status proxy_plan_spec_broadcast_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                                  MPI_Comm comm, int root, void* buffer, int count,
+                                                  MPI_Datatype type);
+proxy_status proxy_plan_spec_reduce_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                               MPI_Comm comm, int root, const void* const* contributions,
+                                               int contribution_count, void* result, int count,
+                                               MPI_Datatype type, MPI_Op op);
+proxy_status proxy_plan_spec_allreduce_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                                  MPI_Comm comm, const void* const* contributions,
+                                                  int contribution_count, void* result, int count,
+                                                  MPI_Datatype type, MPI_Op op);
 
 /* ---- Plans (proxy::Plan) */
 /* Validates the spec (peers and roots inside their communicator, tags, counts, parts: PROXY_ERROR naming
