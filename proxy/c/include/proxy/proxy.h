@@ -2,7 +2,8 @@
  * Opaque handles (environment, placement, proxy thread, plan spec, plan), plans built element by element
  * (send, recv, packed, broadcast, reduce, allreduce, their hierarchical forms over per-thread contributions,
  * parts and transfers and collectives that wait for them), commit, start,
- * ready, wait with a timeout, test, progress points, and call (a C function run on the proxy thread).
+ * ready, wait with a timeout, test, progress points, call (a C function run on the proxy thread) and then (one
+ * run there once a ticket's epoch has completed).
  * docs/c-fortran.md has the table that maps each function onto its C++ counterpart.
  *
  * Errors: every function returns a proxy_status; PROXY_SUCCESS is 0. On failure proxy_last_error() is the
@@ -58,6 +59,7 @@ typedef struct proxy_placement proxy_placement;
 typedef struct proxy_thread proxy_thread;
 typedef struct proxy_plan_spec proxy_plan_spec;
 typedef struct proxy_plan proxy_plan;
+typedef struct proxy_completion proxy_completion;
 
 /* One start of a plan: valid while the plan is. Plain data: copy it freely, to any thread. */
 typedef struct proxy_ticket {
@@ -180,6 +182,18 @@ proxy_status proxy_progress_point(proxy_thread* thread);
 /* Runs function(context) on the proxy thread and waits for it: the way to make a one-off MPI call (use
  * proxy_thread_comm's communicator). name (may be NULL: "call") names it in errors. */
 proxy_status proxy_call(proxy_thread* thread, void (*function)(void* context), void* context, const char* name);
+/* Runs function(context) on the proxy thread once the ticket's epoch has completed, successfully or not
+ * (function may call proxy_test on the ticket to tell), and returns at once (proxy::ProxyThread::then).
+ * function must be short and never wait: it runs on the thread that progresses all communication. Timed like
+ * a wait: if the epoch has not completed within the configured timeout, function runs all the same and the
+ * completion fails with PROXY_ERROR_TIMEOUT. completion may be NULL (nobody waits for the callback);
+ * otherwise wait for it or test it, and free it (at any time: the proxy keeps its own reference). */
+proxy_status proxy_then(proxy_thread* thread, proxy_ticket ticket, void (*function)(void* context), void* context,
+                        proxy_completion** completion);
+/* As proxy_wait and proxy_test, for the callback: done once it has returned. */
+proxy_status proxy_completion_wait(proxy_thread* thread, const proxy_completion* completion, int64_t timeout_ms);
+proxy_status proxy_completion_test(proxy_thread* thread, const proxy_completion* completion, int* done);
+proxy_status proxy_completion_free(proxy_completion* completion); /* NULL is accepted */
 
 #ifdef __cplusplus
 }

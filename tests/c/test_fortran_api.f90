@@ -1,13 +1,36 @@
-! The hierarchical collective elements from Fortran (`use proxy`), on 2 or more ranks with OpenMP threads:
-! one contribution per thread (c_loc of a TARGET column), reduced by the proxy, then over the ranks. Exact
-! integer sums over several epochs, the documented left-to-right order for doubles, a reduce to the last
-! rank, and a refused element's message. Prints "test_fortran_hierarchical: N checks passed on R ranks" on
+! The module's newer entry points (`use proxy`), on 2 or more ranks with OpenMP threads: the hierarchical
+! collective elements (one contribution per thread, c_loc of a TARGET column, reduced by the proxy, then over
+! the ranks: exact integer sums over several epochs, the documented left-to-right order for doubles, a reduce
+! to the last rank, a refused element's message) and proxy_then (a bind(C) callback run on the proxy once an
+! epoch completed). Prints "test_fortran_api: N checks passed on R ranks" on
 ! rank 0; a failed check ends the job with exit 1.
-program test_fortran_hierarchical
+module then_callbacks
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_null_ptr, c_int, c_int64_t, c_f_pointer
+  implicit none
+  ! What a proxy_then callback saw: the value at `watched` when it ran, and how often it ran.
+  type, bind(C) :: then_record
+    type(c_ptr) :: watched = c_null_ptr
+    integer(c_int64_t) :: seen = -1
+    integer(c_int) :: runs = 0
+  end type
+contains
+  subroutine record_watched(context) bind(C)
+    type(c_ptr), value :: context
+    type(then_record), pointer :: record
+    integer(c_int64_t), pointer :: watched
+    call c_f_pointer(context, record)
+    call c_f_pointer(record%watched, watched)
+    record%seen = watched
+    record%runs = record%runs + 1
+  end subroutine
+end module then_callbacks
+
+program test_fortran_api
   use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_null_ptr
   use, intrinsic :: iso_fortran_env, only: real64, int64
   use mpi_f08, only: MPI_COMM_WORLD, MPI_INTEGER8, MPI_DOUBLE_PRECISION, MPI_SUM
   use proxy
+  use then_callbacks, only: then_record, record_watched
   implicit none
   integer, parameter :: threads = 3, epochs = 3
   type(proxy_environment) :: env
@@ -18,7 +41,10 @@ program test_fortran_hierarchical
   integer :: rank, size, t, epoch, checks, status
   integer :: marked(0:threads - 1), all_parts(threads)
   integer(int64), target, asynchronous :: partial(2, 0:threads - 1)
-  integer(int64), asynchronous :: total(2)
+  integer(int64), target, asynchronous :: total(2)
+  type(then_record), target :: after
+  type(proxy_completion) :: completion
+  logical :: done
   real(real64), target, asynchronous :: terms(3)
   real(real64), asynchronous :: sum_last(1)  ! the reduce's result (the last rank's)
   type(c_ptr) :: partials(threads), term_pointers(3)
@@ -54,10 +80,28 @@ program test_fortran_hierarchical
     end do
     call ok(proxy_wait(thread, ticket), "wait dot")
     ! sum over r, t of 1000 (r + 1) + 10 t + epoch
-    call check(total(1) == 1000_int64 * threads * size * (size + 1) / 2 + 10_int64 * size * threads * (threads - 1) / 2 &
-               + int(size, int64) * threads * epoch, "allreduce sum")
+    call check(total(1) == expected_total(epoch), "allreduce sum")
     call check(total(2) == -3 * total(1), "allreduce second element")
   end do
+
+  ! proxy_then: held until this rank marks its parts, so the callback cannot have run; then it runs once, on
+  ! the proxy, after the allreduce: it sees the sum.
+  after%watched = c_loc(total(1))
+  call ok(proxy_start(thread, dot, ticket), "start dot for then")
+  call ok(proxy_then(thread, ticket, record_watched, c_loc(after), completion), "proxy_then")
+  call ok(proxy_completion_test(thread, completion, done), "proxy_completion_test")
+  call check(.not. done .and. after%runs == 0, "the callback waits for the epoch")
+  do t = 0, threads - 1
+    partial(1, t) = 1000_int64 * (rank + 1) + 10 * t + epochs
+    partial(2, t) = 0
+    call ok(proxy_ready(thread, ticket, t), "ready for then")
+  end do
+  call ok(proxy_completion_wait(thread, completion), "proxy_completion_wait")
+  call check(after%runs == 1 .and. after%seen == expected_total(epochs), "the callback saw the sum")
+  call ok(proxy_completion_test(thread, completion, done), "proxy_completion_test after")
+  call check(done, "completion done")
+  call ok(proxy_completion_free(completion), "proxy_completion_free")
+  call ok(proxy_wait(thread, ticket), "wait dot after then")
 
   ! Left to right: (1e16 + 1) + 1 is 1e16 on every rank (ties to even), so the sum is exactly size * 1e16.
   terms = [1.0e16_real64, 1.0_real64, 1.0_real64]
@@ -90,15 +134,22 @@ program test_fortran_hierarchical
   call ok(proxy_plan_free(dot), "free dot plan")
   call ok(proxy_plan_free(ordered), "free ordered plan")
   call ok(proxy_thread_free(thread), "proxy_thread_free")
-  if (rank == 0) write (*, '(a, i0, a, i0, a)') "test_fortran_hierarchical: ", checks, " checks passed on ", size, " ranks"
+  if (rank == 0) write (*, '(a, i0, a, i0, a)') "test_fortran_api: ", checks, " checks passed on ", size, " ranks"
   status = proxy_environment_free(env)
 
 contains
 
+  ! The sum over ranks r and threads t of 1000 (r + 1) + 10 t + epoch.
+  integer(int64) function expected_total(epoch)
+    integer, intent(in) :: epoch
+    expected_total = 1000_int64 * threads * size * (size + 1) / 2 + 10_int64 * size * threads * (threads - 1) / 2 &
+                     + int(size, int64) * threads * epoch
+  end function
+
   subroutine check(condition, what)
     logical, intent(in) :: condition
     character(*), intent(in) :: what
-    if (.not. condition) call proxy_abort("test_fortran_hierarchical: check failed: " // what // " (last error: '" // &
+    if (.not. condition) call proxy_abort("test_fortran_api: check failed: " // what // " (last error: '" // &
                                           proxy_last_error() // "')", 1)
     checks = checks + 1
   end subroutine
