@@ -171,6 +171,28 @@ TEST(HierarchicalPlans, ElementsOnOneCommunicatorStartInSpecOrderWhateverOrderTh
   EXPECT_EQ(panel, 7.25);
 }
 
+TEST(HierarchicalPlans, AnElementReadyBehindAHeldOneWaitsAndItsTimeoutSaysSo) {
+  // On MPI_COMM_SELF, as above: part 1 (the broadcast's) is marked, part 0 (the allreduce's, before it) not.
+  double a = 1.5, sum = 0.0, panel = 2.5;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("behind");
+  spec.parts(2)
+      .allreduce_when_ready({0}, MPI_COMM_SELF, {&a}, &sum, 1, MPI_DOUBLE, MPI_SUM)
+      .broadcast_when_ready({1}, MPI_COMM_SELF, 0, &panel, 1, MPI_DOUBLE);
+  const proxy::Plan plan = proxy.commit(spec);
+  const proxy::Ticket ticket = proxy.start(plan);
+  proxy.ready(ticket, 1);
+  const std::string message = message_of([&] { proxy.wait(ticket, std::chrono::milliseconds(200)); });
+  EXPECT_NE(message.find("allreduce over 1 ranks (8 bytes) waiting for parts 0; broadcast from root 0 over 1 ranks "
+                         "(8 bytes) held behind an earlier element on its communicator"),
+            std::string::npos)
+      << message;
+  proxy.ready(ticket, 0);
+  proxy.wait(ticket);
+  EXPECT_EQ(sum, 1.5);
+  EXPECT_EQ(panel, 2.5);
+}
+
 // Against MPI_Allreduce itself (run on the proxy): the contributions added up by the test in order on each
 // rank, then reduced over the ranks by MPI. Integers bitwise (built-in operations through MPI_Reduce_local);
 // doubles within the rounding bound of the sums, n eps sum|x|.

@@ -275,7 +275,8 @@ std::string PlanOperation::describe_slot(const Slot& slot) const {
                                      : describe(slot.transfer, slot.bytes);
   if (slot.held.load(std::memory_order_relaxed)) {
     const std::string missing = readiness_.missing(slot.parts, started_epoch());
-    text += missing.empty() ? " held behind an earlier element on its communicator" : " waiting for parts " + missing;
+    text += missing.empty() && slot.collective ? " held behind an earlier element on its communicator"
+                                               : " waiting for parts " + missing;
   }
   return text;
 }
