@@ -141,6 +141,50 @@ TEST(HierarchicalPlans, ReduceToTheLastRankAndBroadcastFromItWhenItsPartIsReady)
   }
 }
 
+TEST(HierarchicalPlans, ElementsOnOneCommunicatorStartInSpecOrderWhateverOrderTheirPartsBecomeReady) {
+  // The allreduce waits for parts 0 and 1, the broadcast after it for part 0 alone. Rank 0 marks part 0 first
+  // and lets the proxy run: its broadcast is ready before its allreduce. The other ranks mark part 1 first,
+  // so both are ready at once. Started as they became ready, rank 0 would post the broadcast first and the
+  // others the allreduce: MPI would match them crosswise (a hang on Open MPI's non-blocking collectives).
+  const int rank = world_rank(), size = world_size();
+  double a = rank + 1.0, b = 0.5, sum = 0.0, panel = rank == 0 ? 7.25 : -1.0;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("crossing");
+  spec.parts(2)
+      .allreduce_when_ready({0, 1}, MPI_COMM_WORLD, {&a, &b}, &sum, 1, MPI_DOUBLE, MPI_SUM)
+      .broadcast_when_ready({0}, MPI_COMM_WORLD, 0, &panel, 1, MPI_DOUBLE);
+  const proxy::Plan plan = proxy.commit(spec);
+  const proxy::Ticket ticket = proxy.start(plan);
+  proxy.ready(ticket, rank == 0 ? 0 : 1);
+  if (rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the proxy sees part 0 alone
+  proxy.ready(ticket, rank == 0 ? 1 : 0);
+  proxy.wait(ticket);
+  EXPECT_EQ(sum, size * (size + 1) / 2.0 + 0.5 * size);
+  EXPECT_EQ(panel, 7.25);
+}
+
+TEST(HierarchicalPlans, AnElementReadyBehindAHeldOneWaitsAndItsTimeoutSaysSo) {
+  // On MPI_COMM_SELF, as above: part 1 (the broadcast's) is marked, part 0 (the allreduce's, before it) not.
+  double a = 1.5, sum = 0.0, panel = 2.5;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("behind");
+  spec.parts(2)
+      .allreduce_when_ready({0}, MPI_COMM_SELF, {&a}, &sum, 1, MPI_DOUBLE, MPI_SUM)
+      .broadcast_when_ready({1}, MPI_COMM_SELF, 0, &panel, 1, MPI_DOUBLE);
+  const proxy::Plan plan = proxy.commit(spec);
+  const proxy::Ticket ticket = proxy.start(plan);
+  proxy.ready(ticket, 1);
+  const std::string message = message_of([&] { proxy.wait(ticket, std::chrono::milliseconds(200)); });
+  EXPECT_NE(message.find("allreduce over 1 ranks (8 bytes) waiting for parts 0; broadcast from root 0 over 1 ranks "
+                         "(8 bytes) held behind an earlier element on its communicator"),
+            std::string::npos)
+      << message;
+  proxy.ready(ticket, 0);
+  proxy.wait(ticket);
+  EXPECT_EQ(sum, 1.5);
+  EXPECT_EQ(panel, 2.5);
+}
+
 // Against MPI_Allreduce itself (run on the proxy): the contributions added up by the test in order on each
 // rank, then reduced over the ranks by MPI. Integers bitwise (built-in operations through MPI_Reduce_local);
 // doubles within the rounding bound of the sums, n eps sum|x|.

@@ -1,8 +1,9 @@
 /* The C API from C, on real ranks (2 or more): every element a plan can hold (send, recv, packed, broadcast,
- * reduce, allreduce, parts), start / ready / wait / test / progress points / call, and the failures: their
+ * reduce, allreduce, parts), start / ready / wait / test / progress points / call / then, and the failures: their
  * status and their message, word for word the C++ exception's what(). Built with -DMPI (a macro a C stencil
  * code defines) and no MPI C++ bindings. Prints "test_c_api: N checks passed" on rank 0, exit 0; a failed
  * check prints what failed and ends the job with exit 1. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,19 @@ static void pack_value(void* staging, void* context) {
 static void unpack_value(const void* staging, void* context) {
   memcpy(&((struct packed_context*)context)->received, staging, sizeof(int));
 }
+
+/* A then callback: what the plan's receive buffer held when it ran on the proxy, and how often it ran. */
+struct then_context {
+  const int* received;
+  int seen;
+  int runs;
+};
+static void record_received(void* context) {
+  struct then_context* c = context;
+  c->seen = *c->received;
+  ++c->runs;
+}
+static void count_run(void* context) { atomic_fetch_add((atomic_int*)context, 1); }
 
 struct barrier_context {
   proxy_thread* thread;
@@ -130,6 +144,12 @@ int main(int argc, char** argv) {
   CHECK(strstr(proxy_last_error(), "plan 'pending'") != NULL);
   CHECK(proxy_wait(thread, pending_ticket, 50) == PROXY_ERROR_TIMEOUT);
   CHECK(strstr(proxy_last_error(), "plan 'pending'") != NULL);
+  /* then: nobody has sent yet (the late sends start after the barrier below), so the callback has not run. */
+  struct then_context after_late = {&late, -1, 0};
+  proxy_completion* completion = NULL;
+  OK(proxy_then(thread, pending_ticket, record_received, &after_late, &completion));
+  OK(proxy_completion_test(thread, completion, &done));
+  CHECK(done == 0 && after_late.runs == 0);
   struct barrier_context barrier = {thread, -1};
   OK(proxy_call(thread, sum_ranks, &barrier, "sum of ranks")); /* every rank has checked: now send */
   CHECK(barrier.sum == size * (size - 1) / 2);
@@ -143,6 +163,24 @@ int main(int argc, char** argv) {
   OK(proxy_wait(thread, late_ticket, PROXY_WAIT_DEFAULT_TIMEOUT));
   OK(proxy_wait(thread, pending_ticket, PROXY_WAIT_DEFAULT_TIMEOUT));
   CHECK(late == 7 * left);
+  /* ... and it ran once, on the proxy, after the receive completed: it saw the value. */
+  OK(proxy_completion_wait(thread, completion, PROXY_WAIT_DEFAULT_TIMEOUT));
+  CHECK(after_late.runs == 1 && after_late.seen == 7 * left);
+  OK(proxy_completion_test(thread, completion, &done));
+  CHECK(done == 1);
+  OK(proxy_completion_free(completion));
+  /* Without a completion (nobody waits), on an epoch already complete: it runs all the same. */
+  atomic_int fired = 0;
+  OK(proxy_then(thread, pending_ticket, count_run, &fired, NULL));
+  while (atomic_load(&fired) == 0) proxy_progress_point(thread);
+  CHECK(atomic_load(&fired) == 1);
+  completion = NULL;
+  CHECK(proxy_then(thread, pending_ticket, NULL, NULL, &completion) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_then: function is NULL"));
+  CHECK(completion == NULL);
+  CHECK(proxy_completion_wait(thread, NULL, 0) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_completion_wait: completion is NULL"));
+  OK(proxy_completion_free(NULL));
 
   /* Collective elements: broadcast from the last rank, reduce to rank 0, allreduce. */
   int shared = rank == size - 1 ? 4242 : 0, mine = rank + 1, total = 0, everywhere = 0;

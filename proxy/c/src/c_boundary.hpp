@@ -40,6 +40,11 @@ struct proxy_plan {
   std::shared_ptr<proxy::Operation> operation;
 };
 
+// What proxy_then returns: the callback's own ticket (its operation is not a plan, so no proxy_ticket).
+struct proxy_completion {
+  proxy::Ticket ticket;
+};
+
 namespace proxy::c {
 
 // A null handle or pointer passed to the C API: PROXY_ERROR_ARGUMENT.

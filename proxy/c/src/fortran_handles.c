@@ -63,3 +63,38 @@ proxy_status proxy_f_plan_spec_recv_when_ready(proxy_plan_spec* spec, const int*
                                                int tag, void* buffer, int count, MPI_Fint type) {
   return proxy_plan_spec_recv_when_ready(spec, parts, part_count, peer, tag, buffer, count, MPI_Type_f2c(type));
 }
+
+proxy_status proxy_f_plan_spec_reduce_contributions(proxy_plan_spec* spec, MPI_Fint comm, int root,
+                                                    const void* const* contributions, int contribution_count,
+                                                    void* result, int count, MPI_Fint type, MPI_Fint op) {
+  return proxy_plan_spec_reduce_contributions(spec, MPI_Comm_f2c(comm), root, contributions, contribution_count, result,
+                                              count, MPI_Type_f2c(type), MPI_Op_f2c(op));
+}
+
+proxy_status proxy_f_plan_spec_allreduce_contributions(proxy_plan_spec* spec, MPI_Fint comm,
+                                                       const void* const* contributions, int contribution_count,
+                                                       void* result, int count, MPI_Fint type, MPI_Fint op) {
+  return proxy_plan_spec_allreduce_contributions(spec, MPI_Comm_f2c(comm), contributions, contribution_count, result,
+                                                 count, MPI_Type_f2c(type), MPI_Op_f2c(op));
+}
+
+proxy_status proxy_f_plan_spec_broadcast_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                                    MPI_Fint comm, int root, void* buffer, int count, MPI_Fint type) {
+  return proxy_plan_spec_broadcast_when_ready(spec, parts, part_count, MPI_Comm_f2c(comm), root, buffer, count,
+                                              MPI_Type_f2c(type));
+}
+
+proxy_status proxy_f_plan_spec_reduce_when_ready(proxy_plan_spec* spec, const int* parts, int part_count, MPI_Fint comm,
+                                                 int root, const void* const* contributions, int contribution_count,
+                                                 void* result, int count, MPI_Fint type, MPI_Fint op) {
+  return proxy_plan_spec_reduce_when_ready(spec, parts, part_count, MPI_Comm_f2c(comm), root, contributions,
+                                           contribution_count, result, count, MPI_Type_f2c(type), MPI_Op_f2c(op));
+}
+
+proxy_status proxy_f_plan_spec_allreduce_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                                    MPI_Fint comm, const void* const* contributions,
+                                                    int contribution_count, void* result, int count, MPI_Fint type,
+                                                    MPI_Fint op) {
+  return proxy_plan_spec_allreduce_when_ready(spec, parts, part_count, MPI_Comm_f2c(comm), contributions,
+                                              contribution_count, result, count, MPI_Type_f2c(type), MPI_Op_f2c(op));
+}

@@ -20,6 +20,17 @@ std::vector<int> part_list(const int* parts, int part_count, const char* functio
   return std::vector<int>(parts, parts + part_count);
 }
 
+// The contributions of a hierarchical element; a negative count is refused here (null contributions are
+// named by the spec's validation at commit, as in C++).
+std::vector<const void*> contribution_list(const void* const* contributions, int contribution_count,
+                                           const char* function) {
+  if (contribution_count < 0)
+    throw proxy::c::ArgumentError(std::string(function) + ": contribution_count is " +
+                                  std::to_string(contribution_count));
+  if (contribution_count > 0) require(contributions, function, "contributions");
+  return std::vector<const void*>(contributions, contributions + contribution_count);
+}
+
 }  // namespace
 
 extern "C" {
@@ -81,6 +92,26 @@ proxy_status proxy_plan_spec_allreduce(proxy_plan_spec* spec, MPI_Comm comm, con
   return guarded([&] { spec_of(spec, "proxy_plan_spec_allreduce").allreduce(comm, send, result, count, type, op); });
 }
 
+proxy_status proxy_plan_spec_reduce_contributions(proxy_plan_spec* spec, MPI_Comm comm, int root,
+                                                  const void* const* contributions, int contribution_count,
+                                                  void* result, int count, MPI_Datatype type, MPI_Op op) {
+  return guarded([&] {
+    const char* function = "proxy_plan_spec_reduce_contributions";
+    spec_of(spec, function)
+        .reduce(comm, root, contribution_list(contributions, contribution_count, function), result, count, type, op);
+  });
+}
+
+proxy_status proxy_plan_spec_allreduce_contributions(proxy_plan_spec* spec, MPI_Comm comm,
+                                                     const void* const* contributions, int contribution_count,
+                                                     void* result, int count, MPI_Datatype type, MPI_Op op) {
+  return guarded([&] {
+    const char* function = "proxy_plan_spec_allreduce_contributions";
+    spec_of(spec, function)
+        .allreduce(comm, contribution_list(contributions, contribution_count, function), result, count, type, op);
+  });
+}
+
 proxy_status proxy_plan_spec_parts(proxy_plan_spec* spec, int count) {
   return guarded([&] { spec_of(spec, "proxy_plan_spec_parts").parts(count); });
 }
@@ -98,6 +129,40 @@ proxy_status proxy_plan_spec_recv_when_ready(proxy_plan_spec* spec, const int* p
   return guarded([&] {
     const char* function = "proxy_plan_spec_recv_when_ready";
     spec_of(spec, function).recv_when_ready(part_list(parts, part_count, function), peer, tag, buffer, count, type);
+  });
+}
+
+proxy_status proxy_plan_spec_broadcast_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                                  MPI_Comm comm, int root, void* buffer, int count,
+                                                  MPI_Datatype type) {
+  return guarded([&] {
+    const char* function = "proxy_plan_spec_broadcast_when_ready";
+    spec_of(spec, function).broadcast_when_ready(part_list(parts, part_count, function), comm, root, buffer, count, type);
+  });
+}
+
+proxy_status proxy_plan_spec_reduce_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                               MPI_Comm comm, int root, const void* const* contributions,
+                                               int contribution_count, void* result, int count,
+                                               MPI_Datatype type, MPI_Op op) {
+  return guarded([&] {
+    const char* function = "proxy_plan_spec_reduce_when_ready";
+    spec_of(spec, function)
+        .reduce_when_ready(part_list(parts, part_count, function), comm, root,
+                           contribution_list(contributions, contribution_count, function), result, count, type, op);
+  });
+}
+
+proxy_status proxy_plan_spec_allreduce_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                                  MPI_Comm comm, const void* const* contributions,
+                                                  int contribution_count, void* result, int count,
+                                                  MPI_Datatype type, MPI_Op op) {
+  return guarded([&] {
+    const char* function = "proxy_plan_spec_allreduce_when_ready";
+    spec_of(spec, function)
+        .allreduce_when_ready(part_list(parts, part_count, function), comm,
+                              contribution_list(contributions, contribution_count, function), result, count, type,
+                              op);
   });
 }
 

@@ -1,5 +1,5 @@
 // proxy_thread_*, proxy_commit, proxy_start, proxy_ready, proxy_wait, proxy_test, proxy_progress_point,
-// proxy_call: proxy::ProxyThread and proxy::Plan behind C handles. A proxy_ticket is (plan, epoch); the
+// proxy_call, proxy_then: proxy::ProxyThread and proxy::Plan behind C handles. A proxy_ticket is (plan, epoch); the
 // C++ Ticket is rebuilt from the plan's operation (the same for every epoch of a plan).
 #include <chrono>
 #include <memory>
@@ -139,6 +139,47 @@ proxy_status proxy_call(proxy_thread* thread, void (*function)(void* context), v
     require(function, "proxy_call", "function");
     proxy.call([function, context] { function(context); }, name != nullptr ? name : "call");
   });
+}
+
+proxy_status proxy_then(proxy_thread* thread, proxy_ticket ticket, void (*function)(void* context), void* context,
+                        proxy_completion** completion) {
+  return guarded([&] {
+    if (completion != nullptr) *completion = nullptr;
+    proxy::ProxyThread& proxy = thread_of(thread, "proxy_then");
+    const proxy::Ticket target = ticket_of(ticket, "proxy_then");
+    require(function, "proxy_then", "function");
+    // Allocated before the callback is handed over, so that a bad_alloc cannot leave it running unowned.
+    auto handle = completion != nullptr ? std::make_unique<proxy_completion>() : nullptr;
+    const proxy::Ticket callback = proxy.then(target, [function, context] { function(context); });
+    if (handle) {
+      handle->ticket = callback;
+      *completion = handle.release();
+    }
+  });
+}
+
+proxy_status proxy_completion_wait(proxy_thread* thread, const proxy_completion* completion, int64_t timeout_ms) {
+  return guarded([&] {
+    const proxy::ProxyThread& proxy = thread_of(thread, "proxy_completion_wait");
+    const proxy::Ticket& t = require(completion, "proxy_completion_wait", "completion").ticket;
+    if (timeout_ms < 0)
+      proxy.wait(t);
+    else
+      proxy.wait(t, std::chrono::milliseconds(timeout_ms));
+  });
+}
+
+proxy_status proxy_completion_test(proxy_thread* thread, const proxy_completion* completion, int* done) {
+  return guarded([&] {
+    require(done, "proxy_completion_test", "done");
+    *done = 0;
+    const proxy::Ticket& t = require(completion, "proxy_completion_test", "completion").ticket;
+    *done = thread_of(thread, "proxy_completion_test").test(t) ? 1 : 0;
+  });
+}
+
+proxy_status proxy_completion_free(proxy_completion* completion) {
+  return guarded([&] { delete completion; });
 }
 
 }  // extern "C"

@@ -1,6 +1,7 @@
 // PlanOperation: a committed plan as persistent MPI requests progressed by the proxy (plan_operation.hpp).
 #include "plan_operation.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "plan_collectives.hpp"
@@ -19,6 +20,7 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
                              CommunicatorCache& communicators)
     : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id), readiness_(spec.part_count()) {
   slots_.reserve(spec.transfers().size() + spec.collectives().size());
+  held_collective_comms_.reserve(spec.collectives().size());  // no allocation while progressing
   for (const Transfer& t : spec.transfers()) {
     if (t.peer == MPI_PROC_NULL) continue;  // nothing to move: dropped here rather than started every epoch
     auto slot = std::make_unique<Slot>();
@@ -123,17 +125,27 @@ void PlanOperation::start(std::uint64_t epoch) {
     return;
   }
   // One by one, in spec order (transfers, then collectives, the same order on every rank); transfers waiting
-  // for parts are held until progress() finds their parts ready.
+  // for parts are held until progress() finds their parts ready, and so is a collective behind a held one on
+  // its communicator (ordered_behind_held).
+  held_collective_comms_.clear();
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     Slot& slot = *slots_[i];
     slot.done.store(false, std::memory_order_relaxed);
-    if (!slot.parts.empty() && !readiness_.all_ready(slot.parts, epoch)) {
+    if ((!slot.parts.empty() && !readiness_.all_ready(slot.parts, epoch)) || ordered_behind_held(slot)) {
       slot.held.store(true, std::memory_order_relaxed);
       ++held_;
+      if (slot.collective) held_collective_comms_.push_back(slot.collective_comm);
       continue;
     }
     start_slot(i);
   }
+}
+
+bool PlanOperation::ordered_behind_held(const Slot& slot) const noexcept {
+  // MPI matches the collectives on a communicator by the order they start in, so an element whose parts are
+  // ready on this rank but not on another must not overtake a held one: every rank starts them in spec order.
+  return slot.collective && std::find(held_collective_comms_.begin(), held_collective_comms_.end(),
+                                      slot.collective_comm) != held_collective_comms_.end();
 }
 
 void PlanOperation::start_slot(std::size_t index) {
@@ -158,9 +170,14 @@ void PlanOperation::start_slot(std::size_t index) {
 }
 
 void PlanOperation::start_ready_slots() {
+  held_collective_comms_.clear();
   for (std::size_t i = 0; i < slots_.size() && held_ > 0; ++i) {
     Slot& slot = *slots_[i];
-    if (!slot.held.load(std::memory_order_relaxed) || !readiness_.all_ready(slot.parts, epoch_)) continue;
+    if (!slot.held.load(std::memory_order_relaxed)) continue;
+    if (!readiness_.all_ready(slot.parts, epoch_) || ordered_behind_held(slot)) {
+      if (slot.collective) held_collective_comms_.push_back(slot.collective_comm);
+      continue;
+    }
     slot.held.store(false, std::memory_order_relaxed);
     --held_;
     start_slot(i);
@@ -256,8 +273,11 @@ std::string PlanOperation::describe_outstanding() const {
 std::string PlanOperation::describe_slot(const Slot& slot) const {
   std::string text = slot.collective ? describe(*slot.collective, slot.collective_size, slot.bytes)
                                      : describe(slot.transfer, slot.bytes);
-  if (slot.held.load(std::memory_order_relaxed))
-    text += " waiting for parts " + readiness_.missing(slot.parts, started_epoch());
+  if (slot.held.load(std::memory_order_relaxed)) {
+    const std::string missing = readiness_.missing(slot.parts, started_epoch());
+    text += missing.empty() && slot.collective ? " held behind an earlier element on its communicator"
+                                               : " waiting for parts " + missing;
+  }
   return text;
 }
 

@@ -89,11 +89,13 @@ class PlanOperation final : public Operation {
   };
   void start_slot(std::size_t index);  // pack (if packed) or reduce contributions, and start one request
   void start_ready_slots();            // start the held transfers and elements whose parts are now all ready
+  bool ordered_behind_held(const Slot& slot) const noexcept;  // a collective after a held one on its comm
   void test_one_by_one();              // MPI_Test each outstanding request (plans with collectives)
   std::string describe_slot(const Slot& slot) const;
   MPI_Comm comm_;
   std::uint64_t proxy_id_;
   std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<MPI_Comm> held_collective_comms_;  // scratch of start / start_ready_slots: comms with a held element
   std::vector<MPI_Request> requests_;  // persistent, one per slot, contiguous for MPI_Startall / MPI_Testsome
   std::vector<int> indices_;
   std::vector<MPI_Status> statuses_;

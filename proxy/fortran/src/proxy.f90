@@ -35,6 +35,11 @@ module proxy
   type, public :: proxy_plan
     type(c_ptr), private :: handle = c_null_ptr
   end type
+  ! What proxy_then returns: the callback's own completion, to wait for or test; free it with
+  ! proxy_completion_free.
+  type, public :: proxy_completion
+    type(c_ptr), private :: handle = c_null_ptr
+  end type
   ! One start of a plan (proxy.h's proxy_ticket): valid while the plan is.
   type, public, bind(C) :: proxy_ticket
     type(c_ptr) :: plan = c_null_ptr
@@ -59,8 +64,10 @@ module proxy
   public :: proxy_plan_spec_create, proxy_plan_spec_free, proxy_plan_spec_send, proxy_plan_spec_recv
   public :: proxy_plan_spec_broadcast, proxy_plan_spec_reduce, proxy_plan_spec_allreduce, proxy_plan_spec_parts
   public :: proxy_plan_spec_send_when_ready, proxy_plan_spec_recv_when_ready
+  public :: proxy_plan_spec_reduce_contributions, proxy_plan_spec_allreduce_contributions
+  public :: proxy_plan_spec_broadcast_when_ready, proxy_plan_spec_reduce_when_ready, proxy_plan_spec_allreduce_when_ready
   public :: proxy_commit, proxy_plan_free, proxy_start, proxy_ready, proxy_wait, proxy_test, proxy_progress_point
-  public :: proxy_call
+  public :: proxy_call, proxy_then, proxy_completion_wait, proxy_completion_test, proxy_completion_free
 
   interface
     type(c_ptr) function c_last_error() bind(C, name="proxy_last_error")
@@ -220,6 +227,48 @@ module proxy
       integer(c_int), value :: part_count, peer, tag, count, datatype
       type(*), dimension(*), asynchronous :: buffer
     end function
+    integer(c_int) function c_plan_spec_reduce_contributions(spec, comm, root, contributions, contribution_count, &
+        result, count, datatype, op) bind(C, name="proxy_f_plan_spec_reduce_contributions")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), value :: comm, root, contribution_count, count, datatype, op
+      type(c_ptr), intent(in) :: contributions(*)
+      type(*), dimension(*), asynchronous :: result
+    end function
+    integer(c_int) function c_plan_spec_allreduce_contributions(spec, comm, contributions, contribution_count, &
+        result, count, datatype, op) bind(C, name="proxy_f_plan_spec_allreduce_contributions")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), value :: comm, contribution_count, count, datatype, op
+      type(c_ptr), intent(in) :: contributions(*)
+      type(*), dimension(*), asynchronous :: result
+    end function
+    integer(c_int) function c_plan_spec_broadcast_when_ready(spec, parts, part_count, comm, root, buffer, count, &
+        datatype) bind(C, name="proxy_f_plan_spec_broadcast_when_ready")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), intent(in) :: parts(*)
+      integer(c_int), value :: part_count, comm, root, count, datatype
+      type(*), dimension(*), asynchronous :: buffer
+    end function
+    integer(c_int) function c_plan_spec_reduce_when_ready(spec, parts, part_count, comm, root, contributions, &
+        contribution_count, result, count, datatype, op) bind(C, name="proxy_f_plan_spec_reduce_when_ready")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), intent(in) :: parts(*)
+      integer(c_int), value :: part_count, comm, root, contribution_count, count, datatype, op
+      type(c_ptr), intent(in) :: contributions(*)
+      type(*), dimension(*), asynchronous :: result
+    end function
+    integer(c_int) function c_plan_spec_allreduce_when_ready(spec, parts, part_count, comm, contributions, &
+        contribution_count, result, count, datatype, op) bind(C, name="proxy_f_plan_spec_allreduce_when_ready")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: spec
+      integer(c_int), intent(in) :: parts(*)
+      integer(c_int), value :: part_count, comm, contribution_count, count, datatype, op
+      type(c_ptr), intent(in) :: contributions(*)
+      type(*), dimension(*), asynchronous :: result
+    end function
     integer(c_int) function c_commit(thread, spec, plan) bind(C, name="proxy_commit")
       import :: c_int, c_ptr
       type(c_ptr), value :: thread, spec
@@ -261,6 +310,26 @@ module proxy
       type(c_ptr), value :: thread, context
       type(c_funptr), value :: function
       character(kind=c_char), intent(in) :: name(*)
+    end function
+    integer(c_int) function c_then(thread, ticket, function, context, completion) bind(C, name="proxy_then")
+      import :: c_int, c_ptr, c_funptr, proxy_ticket
+      type(c_ptr), value :: thread, context, completion
+      type(proxy_ticket), value :: ticket
+      type(c_funptr), value :: function
+    end function
+    integer(c_int) function c_completion_wait(thread, completion, timeout_ms) bind(C, name="proxy_completion_wait")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: thread, completion
+      integer(c_int64_t), value :: timeout_ms
+    end function
+    integer(c_int) function c_completion_test(thread, completion, done) bind(C, name="proxy_completion_test")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: thread, completion
+      integer(c_int), intent(out) :: done
+    end function
+    integer(c_int) function c_completion_free(completion) bind(C, name="proxy_completion_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: completion
     end function
   end interface
 
@@ -530,6 +599,90 @@ contains
                                          int(tag, c_int), buffer, int(count, c_int), int(datatype%MPI_VAL, c_int))
   end function
 
+  ! Hierarchical forms: contributions(t) = c_loc(partial(:, t)) of a TARGET array (one per thread or row), each
+  ! of `count` elements, reduced by the proxy in their order at each start, then over the ranks of comm.
+  integer function proxy_plan_spec_reduce_contributions(spec, comm, root, contributions, result, count, datatype, &
+                                                        op) result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: root, count
+    type(c_ptr), intent(in) :: contributions(:)
+    type(*), dimension(*), asynchronous :: result
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(c_ptr) :: c_contributions(size(contributions))
+    c_contributions = contributions
+    status = c_plan_spec_reduce_contributions(spec%handle, int(comm%MPI_VAL, c_int), int(root, c_int), &
+                                              c_contributions, int(size(contributions), c_int), result, &
+                                              int(count, c_int), int(datatype%MPI_VAL, c_int), int(op%MPI_VAL, c_int))
+  end function
+
+  integer function proxy_plan_spec_allreduce_contributions(spec, comm, contributions, result, count, datatype, op) &
+      result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: count
+    type(c_ptr), intent(in) :: contributions(:)
+    type(*), dimension(*), asynchronous :: result
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(c_ptr) :: c_contributions(size(contributions))
+    c_contributions = contributions
+    status = c_plan_spec_allreduce_contributions(spec%handle, int(comm%MPI_VAL, c_int), c_contributions, &
+                                                 int(size(contributions), c_int), result, int(count, c_int), &
+                                                 int(datatype%MPI_VAL, c_int), int(op%MPI_VAL, c_int))
+  end function
+
+  ! The collective elements held each epoch until all of parts(:) (numbered from 0) are marked ready.
+  integer function proxy_plan_spec_broadcast_when_ready(spec, parts, comm, root, buffer, count, datatype) &
+      result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    integer, intent(in) :: parts(:), root, count
+    type(MPI_Comm), intent(in) :: comm
+    type(*), dimension(*), asynchronous :: buffer
+    type(MPI_Datatype), intent(in) :: datatype
+    integer(c_int) :: c_parts(size(parts))
+    c_parts = int(parts, c_int)
+    status = c_plan_spec_broadcast_when_ready(spec%handle, c_parts, int(size(parts), c_int), int(comm%MPI_VAL, c_int), &
+                                              int(root, c_int), buffer, int(count, c_int), int(datatype%MPI_VAL, c_int))
+  end function
+
+  integer function proxy_plan_spec_reduce_when_ready(spec, parts, comm, root, contributions, result, count, datatype, &
+                                                     op) result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    integer, intent(in) :: parts(:), root, count
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr), intent(in) :: contributions(:)
+    type(*), dimension(*), asynchronous :: result
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer(c_int) :: c_parts(size(parts))
+    type(c_ptr) :: c_contributions(size(contributions))
+    c_parts = int(parts, c_int)
+    c_contributions = contributions
+    status = c_plan_spec_reduce_when_ready(spec%handle, c_parts, int(size(parts), c_int), int(comm%MPI_VAL, c_int), &
+                                           int(root, c_int), c_contributions, int(size(contributions), c_int), result, &
+                                           int(count, c_int), int(datatype%MPI_VAL, c_int), int(op%MPI_VAL, c_int))
+  end function
+
+  integer function proxy_plan_spec_allreduce_when_ready(spec, parts, comm, contributions, result, count, datatype, &
+                                                        op) result(status)
+    type(proxy_plan_spec), intent(in) :: spec
+    integer, intent(in) :: parts(:), count
+    type(MPI_Comm), intent(in) :: comm
+    type(c_ptr), intent(in) :: contributions(:)
+    type(*), dimension(*), asynchronous :: result
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    integer(c_int) :: c_parts(size(parts))
+    type(c_ptr) :: c_contributions(size(contributions))
+    c_parts = int(parts, c_int)
+    c_contributions = contributions
+    status = c_plan_spec_allreduce_when_ready(spec%handle, c_parts, int(size(parts), c_int), int(comm%MPI_VAL, c_int), &
+                                              c_contributions, int(size(contributions), c_int), result, &
+                                              int(count, c_int), int(datatype%MPI_VAL, c_int), int(op%MPI_VAL, c_int))
+  end function
+
   integer function proxy_commit(thread, spec, plan) result(status)
     type(proxy_thread), intent(in) :: thread
     type(proxy_plan_spec), intent(in) :: spec
@@ -593,6 +746,47 @@ contains
     else
       status = c_call(thread%handle, c_funloc(callback), context, c_string("call"))
     end if
+  end function
+
+  ! Runs callback(context) on the proxy thread once the ticket's epoch has completed, and returns at once.
+  ! completion absent: nobody waits for the callback; present: wait for it, test it, and free it.
+  integer function proxy_then(thread, ticket, callback, context, completion) result(status)
+    type(proxy_thread), intent(in) :: thread
+    type(proxy_ticket), intent(in) :: ticket
+    procedure(proxy_callback) :: callback
+    type(c_ptr), intent(in) :: context
+    type(proxy_completion), intent(out), optional, target :: completion
+    if (present(completion)) then
+      status = c_then(thread%handle, ticket, c_funloc(callback), context, c_loc(completion%handle))
+    else
+      status = c_then(thread%handle, ticket, c_funloc(callback), context, c_null_ptr)
+    end if
+  end function
+
+  ! timeout_ms absent: the proxy's configured timeout, as proxy_wait.
+  integer function proxy_completion_wait(thread, completion, timeout_ms) result(status)
+    type(proxy_thread), intent(in) :: thread
+    type(proxy_completion), intent(in) :: completion
+    integer(c_int64_t), intent(in), optional :: timeout_ms
+    integer(c_int64_t) :: timeout
+    timeout = PROXY_WAIT_DEFAULT_TIMEOUT
+    if (present(timeout_ms)) timeout = timeout_ms
+    status = c_completion_wait(thread%handle, completion%handle, timeout)
+  end function
+
+  integer function proxy_completion_test(thread, completion, done) result(status)
+    type(proxy_thread), intent(in) :: thread
+    type(proxy_completion), intent(in) :: completion
+    logical, intent(out) :: done
+    integer(c_int) :: d
+    status = c_completion_test(thread%handle, completion%handle, d)
+    done = d /= 0
+  end function
+
+  integer function proxy_completion_free(completion) result(status)
+    type(proxy_completion), intent(inout) :: completion
+    status = c_completion_free(completion%handle)
+    completion%handle = c_null_ptr
   end function
 
 end module proxy

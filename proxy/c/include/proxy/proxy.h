@@ -1,7 +1,9 @@
 /* The proxy runtime for C (C99 or later; C++ too): a thin layer over the C++ API of proxy::core.
  * Opaque handles (environment, placement, proxy thread, plan spec, plan), plans built element by element
- * (send, recv, packed, broadcast, reduce, allreduce, parts and transfers that wait for them), commit, start,
- * ready, wait with a timeout, test, progress points, and call (a C function run on the proxy thread).
+ * (send, recv, packed, broadcast, reduce, allreduce, their hierarchical forms over per-thread contributions,
+ * parts and transfers and collectives that wait for them), commit, start,
+ * ready, wait with a timeout, test, progress points, call (a C function run on the proxy thread) and then (one
+ * run there once a ticket's epoch has completed).
  * docs/c-fortran.md has the table that maps each function onto its C++ counterpart.
  *
  * Errors: every function returns a proxy_status; PROXY_SUCCESS is 0. On failure proxy_last_error() is the
@@ -57,6 +59,7 @@ typedef struct proxy_placement proxy_placement;
 typedef struct proxy_thread proxy_thread;
 typedef struct proxy_plan_spec proxy_plan_spec;
 typedef struct proxy_plan proxy_plan;
+typedef struct proxy_completion proxy_completion;
 
 /* One start of a plan: valid while the plan is. Plain data: copy it freely, to any thread. */
 typedef struct proxy_ticket {
@@ -124,6 +127,16 @@ proxy_status proxy_plan_spec_reduce(proxy_plan_spec* spec, MPI_Comm comm, int ro
                                     void* result, int count, MPI_Datatype type, MPI_Op op);
 proxy_status proxy_plan_spec_allreduce(proxy_plan_spec* spec, MPI_Comm comm, const void* send, void* result,
                                        int count, MPI_Datatype type, MPI_Op op);
+/* Hierarchical forms: `contribution_count` contributions (one per compute thread, or per row) of `count`
+ * elements each, reduced by the proxy in their order (c0 op c1 op ...) at each start, then over the ranks of
+ * comm into result (docs/api.md, "Hierarchical elements"). The contributions' addresses are copied; the
+ * buffers they point to must stay valid while the plan lives. */
+proxy_status proxy_plan_spec_reduce_contributions(proxy_plan_spec* spec, MPI_Comm comm, int root,
+                                                  const void* const* contributions, int contribution_count,
+                                                  void* result, int count, MPI_Datatype type, MPI_Op op);
+proxy_status proxy_plan_spec_allreduce_contributions(proxy_plan_spec* spec, MPI_Comm comm,
+                                                     const void* const* contributions, int contribution_count,
+                                                     void* result, int count, MPI_Datatype type, MPI_Op op);
 /* Partitioned readiness: the plan's data has `count` parts, marked ready each epoch by proxy_ready(); a
  * *_when_ready transfer starts once all its `part_count` parts are. */
 proxy_status proxy_plan_spec_parts(proxy_plan_spec* spec, int count);
@@ -131,6 +144,19 @@ proxy_status proxy_plan_spec_send_when_ready(proxy_plan_spec* spec, const int* p
                                              int tag, const void* buffer, int count, MPI_Datatype type);
 proxy_status proxy_plan_spec_recv_when_ready(proxy_plan_spec* spec, const int* parts, int part_count, int peer,
                                              int tag, void* buffer, int count, MPI_Datatype type);
+/* The collective elements, started each epoch only once all their `part_count` parts are ready (a thread
+ * marks its part when its contribution is written; the broadcast's root when the data is). */
+proxy_status proxy_plan_spec_broadcast_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                                  MPI_Comm comm, int root, void* buffer, int count,
+                                                  MPI_Datatype type);
+proxy_status proxy_plan_spec_reduce_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                               MPI_Comm comm, int root, const void* const* contributions,
+                                               int contribution_count, void* result, int count,
+                                               MPI_Datatype type, MPI_Op op);
+proxy_status proxy_plan_spec_allreduce_when_ready(proxy_plan_spec* spec, const int* parts, int part_count,
+                                                  MPI_Comm comm, const void* const* contributions,
+                                                  int contribution_count, void* result, int count,
+                                                  MPI_Datatype type, MPI_Op op);
 
 /* ---- Plans (proxy::Plan) */
 /* Validates the spec (peers and roots inside their communicator, tags, counts, parts: PROXY_ERROR naming
@@ -156,6 +182,18 @@ proxy_status proxy_progress_point(proxy_thread* thread);
 /* Runs function(context) on the proxy thread and waits for it: the way to make a one-off MPI call (use
  * proxy_thread_comm's communicator). name (may be NULL: "call") names it in errors. */
 proxy_status proxy_call(proxy_thread* thread, void (*function)(void* context), void* context, const char* name);
+/* Runs function(context) on the proxy thread once the ticket's epoch has completed, successfully or not
+ * (function may call proxy_test on the ticket to tell), and returns at once (proxy::ProxyThread::then).
+ * function must be short and never wait: it runs on the thread that progresses all communication. Timed like
+ * a wait: if the epoch has not completed within the configured timeout, function runs all the same and the
+ * completion fails with PROXY_ERROR_TIMEOUT. completion may be NULL (nobody waits for the callback);
+ * otherwise wait for it or test it, and free it (at any time: the proxy keeps its own reference). */
+proxy_status proxy_then(proxy_thread* thread, proxy_ticket ticket, void (*function)(void* context), void* context,
+                        proxy_completion** completion);
+/* As proxy_wait and proxy_test, for the callback: done once it has returned. */
+proxy_status proxy_completion_wait(proxy_thread* thread, const proxy_completion* completion, int64_t timeout_ms);
+proxy_status proxy_completion_test(proxy_thread* thread, const proxy_completion* completion, int* done);
+proxy_status proxy_completion_free(proxy_completion* completion); /* NULL is accepted */
 
 #ifdef __cplusplus
 }
