@@ -2,19 +2,7 @@
 # find_package(proxy) (CMake) and with the pkg-config file (proxyrt.pc) and the C++ compiler alone; runs
 # both on 2 ranks. Also checks the installed file names: libproxyrt-*, no internals under include/proxy/detail.
 file(REMOVE_RECURSE ${WORK_DIR})
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message("${out}${err}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
-function(expect_sum_of_ranks what)
-  if(NOT last_output MATCHES "consumer: sum of ranks = 1 \\(proxy ${VERSION}\\)")
-    message(FATAL_ERROR "${what}: consumer printed the wrong result")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../install/install_support.cmake)  # run(), expect_sum_of_ranks()
 
 set(prefix ${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --component Unspecified)

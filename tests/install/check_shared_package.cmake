@@ -6,19 +6,7 @@
 # checks the one line each gives. The static installation of the full build: core.install_consumer.
 #   cmake -DSOURCE_DIR= -DWORK_DIR= -DGENERATOR= -DMPI_CXX_COMPILER= -DMPIEXEC_EXECUTABLE= -DMPIEXEC=
 #         -DCXX= -DPKG_CONFIG= -DVERSION= [-DLAUNCHER=ccache] -P check_shared_package.cmake
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message("${out}${err}")
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
-function(expect_sum_of_ranks what)
-  if(NOT last_output MATCHES "consumer: sum of ranks = 1 \\(proxy ${VERSION}\\)")
-    message(FATAL_ERROR "${what}: consumer printed the wrong result")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/install_support.cmake)  # run(), expect_sum_of_ranks()
 # expect_shared(program): the program loads libproxyrt-core.so.MAJOR.MINOR (readelf's NEEDED entries).
 find_program(READELF readelf)
 function(expect_shared program)
