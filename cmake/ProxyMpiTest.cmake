@@ -43,3 +43,29 @@ function(proxy_add_mpi_failure_test)
   set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "${_env}"
                        PROCESSORS ${T_RANKS} LABELS "mpi;${T_LABELS}")
 endfunction()
+
+# proxy_add_gtests(TARGET PREFIX name [LABELS l...] [TIMEOUT s] [ENV VAR=value...]): one CTest test per
+# GoogleTest test of a binary without MPI (gtest_discover_tests, listed when ctest runs), named
+# PREFIX.Suite.Test, so that a failure names itself. The properties are set on the discovered list by a
+# file of our own (TEST_INCLUDE_FILES, read after the discovery's): gtest_discover_tests' PROPERTIES would
+# split list values such as two labels or two variables.
+include(GoogleTest)
+function(proxy_add_gtests target)
+  cmake_parse_arguments(T "" "PREFIX;TIMEOUT" "LABELS;ENV" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  string(MAKE_C_IDENTIFIER "${T_PREFIX}" list_name)
+  gtest_discover_tests(${target} TEST_PREFIX "${T_PREFIX}." TEST_LIST ${list_name}_tests
+                       DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 120)
+  set(properties_file ${CMAKE_CURRENT_BINARY_DIR}/${list_name}_properties.cmake)
+  set(properties "TIMEOUT ${T_TIMEOUT}")
+  if(T_LABELS)
+    string(APPEND properties " LABELS [==[${T_LABELS}]==]")
+  endif()
+  if(T_ENV)
+    string(APPEND properties " ENVIRONMENT [==[${T_ENV}]==]")
+  endif()
+  file(WRITE ${properties_file} "set_tests_properties(\${${list_name}_tests} PROPERTIES ${properties})\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${properties_file})
+endfunction()
