@@ -1,7 +1,8 @@
 # Installs the build into a scratch prefix and builds an outside project against it twice: with
 # find_package(proxy COMPONENTS <c|fortran>) (CMake) and with the MPI compiler wrapper and the component's
 # .pc file alone; runs both on 2 ranks and checks what they print.
-#   LANGUAGE=C:       tests/c/consumer (C99, -DMPI), mpicc and proxyrt-c.pc (COMPILER: that mpicc)
+#   LANGUAGE=C:       tests/c/consumer (C99, -DMPI), mpicc and proxyrt-c.pc (COMPILER: that mpicc); with
+#                     HEAT2D_SOURCE and REFERENCE, apps/heat/heat2d.c too, against the C++ heat2d's rows
 #   LANGUAGE=Fortran: tests/c/fortran_consumer (`use proxy`), mpifort and proxyrt-fortran.pc (COMPILER: the
 #                     mpifort of the build's MPI, whose mpi_f08 module the installed proxy.mod was built on)
 if(LANGUAGE STREQUAL "Fortran")
@@ -37,10 +38,23 @@ if(NOT installed)
   message(FATAL_ERROR "${installed_file} is not installed")
 endif()
 
-run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
+    -DHEAT2D_SOURCE=${HEAT2D_SOURCE})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${MPIEXEC} -n 2 ${WORK_DIR}/build/${program})
 expect_output("find_package(proxy COMPONENTS ${LANGUAGE})")
+
+# The C heat2d built out there (HEAT2D_SOURCE, C only): the C++ heat2d's rows (REFERENCE, its checksum) and
+# its own serial solver, bit for bit, on 2 ranks.
+if(HEAT2D_SOURCE)
+  run(${REFERENCE} 67 41 60)
+  string(REGEX MATCH "checksum ([0-9a-f]+)" match "${last_output}")
+  set(consumer_expected "${expected}")
+  set(expected "heat2d-c: checksum ${CMAKE_MATCH_1}" "heat2d-c: verify: max difference from the serial solver 0")
+  run(${MPIEXEC} -n 2 ${WORK_DIR}/build/heat2d-c --nx 67 --ny 41 --iters 60 --verify)
+  expect_output("heat2d-c built by an outside project")
+  set(expected "${consumer_expected}")
+endif()
 
 file(GLOB_RECURSE pc_file ${prefix}/*/${pc_name}.pc)
 if(NOT pc_file)
