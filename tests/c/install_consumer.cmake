@@ -1,12 +1,14 @@
 # Installs the build into a scratch prefix and builds an outside project against it twice: with
 # find_package(proxy COMPONENTS <c|fortran>) (CMake) and with the MPI compiler wrapper and the component's
 # .pc file alone; runs both on 2 ranks and checks what they print.
-#   LANGUAGE=C:       tests/c/consumer (C99, -DMPI), mpicc and proxyrt-c.pc (COMPILER: that mpicc); with
-#                     HEAT2D_SOURCE and REFERENCE, apps/heat/heat2d.c too, against the C++ heat2d's rows
+#   LANGUAGE=C:       tests/c/consumer (C99, -DMPI), mpicc and proxyrt-c.pc (COMPILER: that mpicc)
 #   LANGUAGE=Fortran: tests/c/fortran_consumer (`use proxy`), mpifort and proxyrt-fortran.pc (COMPILER: the
 #                     mpifort of the build's MPI, whose mpi_f08 module the installed proxy.mod was built on)
+# With HEAT2D_SOURCE and REFERENCE, the project also builds the language's heat2d (apps/heat/heat2d.c, .f90)
+# and checks it against the C++ heat2d's rows.
 if(LANGUAGE STREQUAL "Fortran")
   set(program fortran-consumer)
+  set(example heat2d-fortran)
   set(pc_name proxyrt-fortran)
   set(installed_file include/proxy/fortran/*/proxy.mod)
   set(compile_flags "")
@@ -14,6 +16,7 @@ if(LANGUAGE STREQUAL "Fortran")
   set(expected "fortran-consumer: rank 0 got 1 from the left, sum 3" "fortran-consumer: rank 1 got 0 from the left, sum 3")
 else()
   set(program c-consumer)
+  set(example heat2d-c)
   set(pc_name proxyrt-c)
   set(installed_file include/proxy/proxy.h)
   set(compile_flags -std=c99 -DMPI=1)
@@ -44,15 +47,15 @@ run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${MPIEXEC} -n 2 ${WORK_DIR}/build/${program})
 expect_output("find_package(proxy COMPONENTS ${LANGUAGE})")
 
-# The C heat2d built out there (HEAT2D_SOURCE, C only): the C++ heat2d's rows (REFERENCE, its checksum) and
+# The language's heat2d built out there (HEAT2D_SOURCE): the C++ heat2d's rows (REFERENCE, its checksum) and
 # its own serial solver, bit for bit, on 2 ranks.
 if(HEAT2D_SOURCE)
   run(${REFERENCE} 67 41 60)
   string(REGEX MATCH "checksum ([0-9a-f]+)" match "${last_output}")
   set(consumer_expected "${expected}")
-  set(expected "heat2d-c: checksum ${CMAKE_MATCH_1}" "heat2d-c: verify: max difference from the serial solver 0")
-  run(${MPIEXEC} -n 2 ${WORK_DIR}/build/heat2d-c --nx 67 --ny 41 --iters 60 --verify)
-  expect_output("heat2d-c built by an outside project")
+  set(expected "${example}: checksum ${CMAKE_MATCH_1}" "${example}: verify: max difference from the serial solver 0")
+  run(${MPIEXEC} -n 2 ${WORK_DIR}/build/${example} --nx 67 --ny 41 --iters 60 --verify)
+  expect_output("${example} built by an outside project")
   set(expected "${consumer_expected}")
 endif()
 
