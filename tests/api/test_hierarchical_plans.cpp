@@ -272,6 +272,12 @@ TEST(HierarchicalPlans, BadElementsAreRefusedByName) {
               proxy.commit(spec);
             }),
             "plan 'dot': allreduce element 0 has a null contribution 1 for count 1");
+  EXPECT_EQ(message_of([&] {
+              proxy::PlanSpec spec("dot");
+              spec.allreduce(MPI_COMM_WORLD, std::vector<const void*>{}, &sum, 1, MPI_DOUBLE, MPI_SUM);
+              proxy.commit(spec);
+            }),
+            "plan 'dot': allreduce element 0 has a null send buffer and no contributions for count 1");
   MPI_Datatype strided = MPI_DATATYPE_NULL;
   MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &strided);
   MPI_Type_commit(&strided);

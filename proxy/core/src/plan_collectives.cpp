@@ -61,6 +61,8 @@ void validate_collectives(const PlanSpec& spec) {
       throw Error(item + "has a null buffer for count " + std::to_string(e.count));
     if (e.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");
     if (e.kind != CollectiveElement::Kind::broadcast && e.op == MPI_OP_NULL) throw Error(item + "has MPI_OP_NULL");
+    if (e.kind != CollectiveElement::Kind::broadcast && e.count > 0 && e.send == nullptr && e.contributions.empty())
+      throw Error(item + "has a null send buffer and no contributions for count " + std::to_string(e.count));
     for (std::size_t c = 0; c < e.contributions.size(); ++c)
       if (e.contributions[c] == nullptr && e.count > 0)
         throw Error(item + "has a null contribution " + std::to_string(c) + " for count " + std::to_string(e.count));
