@@ -14,23 +14,8 @@
 #error "this test is built with -DMPI, as the C stencil codes that use the runtime are"
 #endif
 
-static int checks = 0;
-
-static void fail_check(const char* what, int line) {
-  char text[1024];
-  snprintf(text, sizeof text, "test_c_api: line %d: check failed: %s (last error: '%s')", line, what,
-           proxy_last_error());
-  proxy_abort(text, 1);
-}
-#define CHECK(condition) ((condition) ? (void)++checks : fail_check(#condition, __LINE__))
-#define OK(call) CHECK((call) == PROXY_SUCCESS)
-
-/* The last error, exactly. */
-static int last_error_is(const char* expected) {
-  if (strcmp(proxy_last_error(), expected) == 0) return 1;
-  fprintf(stderr, "test_c_api: expected error '%s', got '%s'\n", expected, proxy_last_error());
-  return 0;
-}
+#define CHECK_PROGRAM "test_c_api"
+#include "c_check.h"
 
 struct packed_context {
   int value;

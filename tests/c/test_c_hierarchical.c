@@ -11,22 +11,8 @@
 
 enum { kThreads = 3, kEpochs = 4 };
 
-static int checks = 0;
-
-static void fail_check(const char* what, int line) {
-  char text[1024];
-  snprintf(text, sizeof text, "test_c_hierarchical: line %d: check failed: %s (last error: '%s')", line, what,
-           proxy_last_error());
-  proxy_abort(text, 1);
-}
-#define CHECK(condition) ((condition) ? (void)++checks : fail_check(#condition, __LINE__))
-#define OK(call) CHECK((call) == PROXY_SUCCESS)
-
-static int last_error_is(const char* expected) {
-  if (strcmp(proxy_last_error(), expected) == 0) return 1;
-  fprintf(stderr, "test_c_hierarchical: expected error '%s', got '%s'\n", expected, proxy_last_error());
-  return 0;
-}
+#define CHECK_PROGRAM "test_c_hierarchical"
+#include "c_check.h"
 
 /* What thread t of rank r contributes at epoch e, element i: integers whose sum has a closed form. */
 static long long contribution(int rank, int thread, int epoch, int i) {
