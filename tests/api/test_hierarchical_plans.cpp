@@ -185,6 +185,60 @@ TEST(HierarchicalPlans, AnElementReadyBehindAHeldOneWaitsAndItsTimeoutSaysSo) {
   EXPECT_EQ(panel, 2.5);
 }
 
+TEST(HierarchicalPlans, ACollectiveOfALaterPlanWaitsForAHeldOneOfAnEarlierPlanOnItsCommunicator) {
+  // Plan A's allreduce waits for part 0; plan B's, on the same communicator, waits for nothing. Every rank
+  // starts A, then B. Rank 0 marks A's part only after the proxy has seen B: started as it came, rank 0's B
+  // would match the other ranks' A (their part is marked at once) and each sum would take the other's values.
+  const int rank = world_rank(), size = world_size();
+  double a = 1.0, b = 100.0, sum_a = 0.0, sum_b = 0.0;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec first("held-first"), second("ready-second");
+  first.parts(1).allreduce_when_ready({0}, MPI_COMM_WORLD, {&a}, &sum_a, 1, MPI_DOUBLE, MPI_SUM);
+  second.allreduce(MPI_COMM_WORLD, &b, &sum_b, 1, MPI_DOUBLE, MPI_SUM);
+  const proxy::Plan plan_a = proxy.commit(first), plan_b = proxy.commit(second);
+  for (int epoch = 1; epoch <= 3; ++epoch) {
+    a = epoch;
+    const proxy::Ticket ta = proxy.start(plan_a);
+    const proxy::Ticket tb = proxy.start(plan_b);
+    if (rank == 0) {
+      EXPECT_FALSE(proxy.test(tb));  // held behind A, whatever the proxy did meanwhile
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      proxy.progress_point();
+      EXPECT_FALSE(proxy.test(tb));
+    }
+    proxy.ready(ta, 0);
+    proxy.wait(tb);
+    proxy.wait(ta);
+    EXPECT_EQ(sum_a, epoch * size) << "epoch " << epoch;
+    EXPECT_EQ(sum_b, 100.0 * size) << "epoch " << epoch;
+  }
+}
+
+TEST(HierarchicalPlans, ALaterPlansCollectiveHeldBehindAnEarlierOneSaysSoInItsTimeout) {
+  double a = 1.5, b = 2.0, sum_a = 0.0, sum_b = 0.0;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec first("held-first"), second("ready-second");
+  first.parts(1).allreduce_when_ready({0}, MPI_COMM_SELF, {&a}, &sum_a, 1, MPI_DOUBLE, MPI_SUM);
+  second.allreduce(MPI_COMM_SELF, &b, &sum_b, 1, MPI_DOUBLE, MPI_SUM);
+  const proxy::Plan plan_a = proxy.commit(first), plan_b = proxy.commit(second);
+  const proxy::Ticket ta = proxy.start(plan_a);
+  const proxy::Ticket tb = proxy.start(plan_b);
+  const std::string message = message_of([&] { proxy.wait(tb, std::chrono::milliseconds(200)); });
+  EXPECT_NE(message.find("plan 'ready-second'"), std::string::npos) << message;
+  EXPECT_NE(message.find("allreduce over 1 ranks (8 bytes) held behind an earlier element on its communicator"),
+            std::string::npos)
+      << message;
+  proxy.ready(ta, 0);
+  proxy.wait(ta);
+  proxy.wait(tb);
+  EXPECT_EQ(sum_a, 1.5);
+  EXPECT_EQ(sum_b, 2.0);
+  // Once A has started, B's next epoch does not wait for anything.
+  const proxy::Ticket again = proxy.start(plan_b);
+  proxy.wait(again);
+  EXPECT_EQ(sum_b, 2.0);
+}
+
 // Against MPI_Allreduce itself (run on the proxy): the contributions added up by the test in order on each
 // rank, then reduced over the ranks by MPI. Integers bitwise (built-in operations through MPI_Reduce_local);
 // doubles within the rounding bound of the sums, n eps sum|x|.

@@ -20,7 +20,6 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
                              CommunicatorCache& communicators)
     : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id), readiness_(spec.part_count()) {
   slots_.reserve(spec.transfers().size() + spec.collectives().size());
-  held_collective_comms_.reserve(spec.collectives().size());  // no allocation while progressing
   for (const Transfer& t : spec.transfers()) {
     if (t.peer == MPI_PROC_NULL) continue;  // nothing to move: dropped here rather than started every epoch
     auto slot = std::make_unique<Slot>();
@@ -61,8 +60,11 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     }
     if (!e.parts.empty() || !e.contributions.empty()) start_all_at_once_ = false;
     MPI_Request request = MPI_REQUEST_NULL;
+    CollectiveQueue* queue = nullptr;
     try {
-      slot->collective_comm = communicators.duplicate_of(e.comm);
+      const CommunicatorCache::Duplicate duplicate = communicators.duplicate_of(e.comm);
+      slot->collective_comm = duplicate.comm;
+      queue = duplicate.queue;
     } catch (...) {
       release();
       throw;
@@ -79,6 +81,8 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     } else {
       start_all_at_once_ = false;
     }
+    queue->reserve_one_more();
+    slot->queue = queue;
     ++collective_count_;
     slots_.push_back(std::move(slot));
     requests_.push_back(request);
@@ -90,6 +94,10 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
 PlanOperation::~PlanOperation() = default;  // requests are freed by release() on the proxy thread
 
 void PlanOperation::release() noexcept {
+  if (released_) return;
+  leave_queues();
+  for (const auto& slot : slots_)
+    if (slot->queue != nullptr) slot->queue->release_one();
   // Freeing an active (cancelled) request is allowed: MPI deallocates it once it completes.
   for (std::size_t i = 0; i < requests_.size(); ++i)
     if (requests_[i] != MPI_REQUEST_NULL && slots_[i]->persistent) MPI_Request_free(&requests_[i]);
@@ -105,6 +113,7 @@ void PlanOperation::release_when_idle() noexcept {
 
 void PlanOperation::set_in_flight(bool in_flight) noexcept {
   in_flight_ = in_flight;
+  if (!in_flight_) leave_queues();  // an epoch that failed or was cancelled with collectives still held
   if (!in_flight_ && release_requested_) release();
 }
 
@@ -113,7 +122,7 @@ void PlanOperation::start(std::uint64_t epoch) {
   epoch_ = epoch;
   pending_ = 0;
   held_ = 0;
-  if (start_all_at_once_) {
+  if (start_all_at_once_ && queues_empty()) {
     for (auto& slot : slots_) {
       slot->done.store(false, std::memory_order_relaxed);
       if (slot->transfer.pack) slot->transfer.pack(slot->staging.data());
@@ -124,28 +133,37 @@ void PlanOperation::start(std::uint64_t epoch) {
     if (code != MPI_SUCCESS) throw CommError(label(), -1, epoch, "MPI_Startall failed: " + mpi_error_string(code));
     return;
   }
-  // One by one, in spec order (transfers, then collectives, the same order on every rank); transfers waiting
-  // for parts are held until progress() finds their parts ready, and so is a collective behind a held one on
-  // its communicator (ordered_behind_held).
-  held_collective_comms_.clear();
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    Slot& slot = *slots_[i];
-    slot.done.store(false, std::memory_order_relaxed);
-    if ((!slot.parts.empty() && !readiness_.all_ready(slot.parts, epoch)) || ordered_behind_held(slot)) {
-      slot.held.store(true, std::memory_order_relaxed);
-      ++held_;
-      if (slot.collective) held_collective_comms_.push_back(slot.collective_comm);
-      continue;
+  // One by one, in spec order (transfers, then collectives, the same order on every rank). Transfers waiting
+  // for parts are held until progress() finds their parts ready. A collective waiting for parts, or behind one
+  // that waits (in this plan or in a plan started before), joins its communicator's queue and starts in turn.
+  try {
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      Slot& slot = *slots_[i];
+      slot.done.store(false, std::memory_order_relaxed);
+      const bool waits_for_parts = !slot.parts.empty() && !readiness_.all_ready(slot.parts, epoch);
+      if (waits_for_parts || (slot.queue != nullptr && !slot.queue->empty())) {
+        if (slot.queue != nullptr) slot.queue->push(&slot);
+        slot.held.store(true, std::memory_order_relaxed);
+        ++held_;
+        continue;
+      }
+      start_slot(i);
     }
-    start_slot(i);
+  } catch (...) {
+    leave_queues();
+    throw;
   }
 }
 
-bool PlanOperation::ordered_behind_held(const Slot& slot) const noexcept {
-  // MPI matches the collectives on a communicator by the order they start in, so an element whose parts are
-  // ready on this rank but not on another must not overtake a held one: every rank starts them in spec order.
-  return slot.collective && std::find(held_collective_comms_.begin(), held_collective_comms_.end(),
-                                      slot.collective_comm) != held_collective_comms_.end();
+bool PlanOperation::queues_empty() const noexcept {
+  for (const auto& slot : slots_)
+    if (slot->queue != nullptr && !slot->queue->empty()) return false;
+  return true;
+}
+
+void PlanOperation::leave_queues() noexcept {
+  for (const auto& slot : slots_)
+    if (slot->queue != nullptr && slot->held.load(std::memory_order_relaxed)) slot->queue->remove(slot.get());
 }
 
 void PlanOperation::start_slot(std::size_t index) {
@@ -170,13 +188,12 @@ void PlanOperation::start_slot(std::size_t index) {
 }
 
 void PlanOperation::start_ready_slots() {
-  held_collective_comms_.clear();
   for (std::size_t i = 0; i < slots_.size() && held_ > 0; ++i) {
     Slot& slot = *slots_[i];
-    if (!slot.held.load(std::memory_order_relaxed)) continue;
-    if (!readiness_.all_ready(slot.parts, epoch_) || ordered_behind_held(slot)) {
-      if (slot.collective) held_collective_comms_.push_back(slot.collective_comm);
-      continue;
+    if (!slot.held.load(std::memory_order_relaxed) || !readiness_.all_ready(slot.parts, epoch_)) continue;
+    if (slot.queue != nullptr) {
+      if (!slot.queue->at_front(&slot)) continue;  // an earlier collective on its communicator has not started
+      slot.queue->pop_front();
     }
     slot.held.store(false, std::memory_order_relaxed);
     --held_;

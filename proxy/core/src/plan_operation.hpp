@@ -82,6 +82,7 @@ class PlanOperation final : public Operation {
     std::atomic<bool> done{false};   // read by waiters for timeout reports
     std::optional<CollectiveElement> collective;
     MPI_Comm collective_comm = MPI_COMM_NULL;
+    CollectiveQueue* queue = nullptr;  // the order of the collectives on collective_comm (communicator_cache.hpp)
     int collective_size = 0;
     bool persistent = true;          // false: a non-blocking collective posted every epoch
     std::vector<int> parts;          // a *_when_ready() transfer or element: started once these are ready
@@ -89,13 +90,13 @@ class PlanOperation final : public Operation {
   };
   void start_slot(std::size_t index);  // pack (if packed) or reduce contributions, and start one request
   void start_ready_slots();            // start the held transfers and elements whose parts are now all ready
-  bool ordered_behind_held(const Slot& slot) const noexcept;  // a collective after a held one on its comm
+  bool queues_empty() const noexcept;  // no collective of this or another plan waits on our communicators
+  void leave_queues() noexcept;        // this epoch's held collectives will not start (failed, cancelled)
   void test_one_by_one();              // MPI_Test each outstanding request (plans with collectives)
   std::string describe_slot(const Slot& slot) const;
   MPI_Comm comm_;
   std::uint64_t proxy_id_;
   std::vector<std::unique_ptr<Slot>> slots_;
-  std::vector<MPI_Comm> held_collective_comms_;  // scratch of start / start_ready_slots: comms with a held element
   std::vector<MPI_Request> requests_;  // persistent, one per slot, contiguous for MPI_Startall / MPI_Testsome
   std::vector<int> indices_;
   std::vector<MPI_Status> statuses_;
