@@ -16,6 +16,15 @@
 #   rank's threads then waits behind those jobs: measured with 4 busy loops in the caller's session,
 #   RedBlack3D proxy mode took 194.5 ms per iteration instead of 1.8 ms (sync 117 vs 11 ms; MPICH 3.8 ms).
 #   The wrapper forwards INT/TERM/HUP to the launcher, which passes them on to the ranks.
+#   a bounded end: Open MPI 4.1's launcher (Debian's 4.1.4 with PMIx 4) can deadlock in its own finalize
+#                     (PMIx_server_finalize waits for its progress thread, which waits for a lock) after its
+#                     ranks have ended, most often after MPI_Abort: the ranks stay unreaped and mpiexec never
+#                     exits (seen 1 run in 32 of core.timeout_names_plan_peer_epoch under load 12; ompi#5975
+#                     fixed one such interlock in 2018). A watcher ends the launcher once every process it
+#                     started has ended unreaped and stayed so for 15 s, with one line, and the wrapper exits
+#                     with the ranks' status (read from /proc: the first non-zero exit code, else 128 +
+#                     the first signal). A launcher that hangs after reaping its ranks is not detected (not
+#                     seen: the deadlock leaves them unreaped).
 # MPICH (Hydra): no flags; it neither binds nor refuses oversubscription, and starts ranks in a new session.
 # Result: PROXY_MPIEXEC (the wrapper's path) and PROXY_MPI_VENDOR (openmpi, mpich or other).
 
@@ -50,11 +59,47 @@ exec 3<&0  # an asynchronous command gets /dev/null as stdin: keep the caller's 
 setsid "$@" <&3 3<&- &
 launcher=$!
 for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signal; done
+# The watcher (see cmake/ProxyLauncher.cmake): it ends a launcher that outlives its processes by 15 s
+# (SIGKILL) and exits with their status; it exits 255 once the launcher is gone without its help.
+(
+  grace=15 idle=0
+  while sleep 1; do
+    children=$(cat /proc/$launcher/task/*/children 2>/dev/null) || exit 255
+    alive=0 ended=0 code=0 signalled=0
+    for child in $children; do
+      stat=$(cat /proc/$child/stat 2>/dev/null) || continue
+      set -- ${stat##*) }
+      [ "$1" = Z ] || { alive=1; break; }
+      ended=$((ended + 1))
+      [ "$#" -ge 50 ] || continue
+      shift 49  # field 52, exit_code: the status as waitpid reports it
+      [ "$code" -eq 0 ] && code=$(($1 >> 8))
+      [ "$signalled" -eq 0 ] && [ $(($1 & 127)) -ne 0 ] && signalled=$((128 + ($1 & 127)))
+    done
+    if [ "$alive" -eq 1 ] || [ "$ended" -eq 0 ]; then idle=0; continue; fi
+    idle=$((idle + 1))
+    [ "$idle" -ge "$grace" ] || continue
+    [ "$code" -eq 0 ] && code=$signalled
+    echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ did not exit within $grace s of its $ended processes'" \
+         "end (Open MPI's launcher can deadlock in its finalize): ended it; exit $code, the ranks' status" >&2
+    kill -KILL "$launcher" 2>/dev/null
+    exit "$code"
+  done
+) &
+watcher=$!
 while :; do
-  wait "$launcher"
+  wait "$launcher" 2>/dev/null  # (no "Killed" from the shell: the watcher has said why)
   status=$?
-  kill -0 "$launcher" 2>/dev/null || exit "$status"  # still running: wait was cut short by a signal
+  kill -0 "$launcher" 2>/dev/null || break  # still running: wait was cut short by a signal
 done
+if [ "$status" -eq 137 ]; then  # SIGKILL: the watcher's, then its status is the ranks'
+  wait "$watcher"
+  watched=$?
+  [ "$watched" -eq 255 ] || status=$watched
+else
+  kill "$watcher" 2>/dev/null
+fi
+exit "$status"
 ]])
 else()
   set(_body [[
