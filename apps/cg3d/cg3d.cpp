@@ -161,11 +161,13 @@ void print_report(const cg3d::RunSettings& settings, const cg3d::RunReport& repo
   apps::print_timing_table(std::cout, {apps::TimingRow::from(mode, report.timings, per_iteration_count(report), ideal)});
   char line[256];
   std::snprintf(line, sizeof line,
-                "%s %d iteration%s: relative residual %.6e (true %.6e), error %.6e  (ideal proxy for p = %d)\n",
+                "%s %d iteration%s: relative residual %.6e (true %.6e), error %.6e\n",
                 report.converged ? "converged in" : "not converged after", report.iterations,
                 report.iterations == 1 ? "" : "s",
-                report.relative_residual(), report.true_residual, report.error, node_width);
+                report.relative_residual(), report.true_residual, report.error);
   std::cout << line;
+  if (!proxy::harness::is_multi_tier(settings.mode))
+    std::cout << apps::ideal_proxy_explained(report.timings.total_s, report.timings.comm_s, node_width) << "\n";
   if (verbose) {
     for (std::size_t k = 0; k < report.history.size(); ++k) {
       std::snprintf(line, sizeof line, "  iteration %4zu  ||r|| / ||b|| = %.6e\n", k, report.history[k]);

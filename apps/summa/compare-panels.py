@@ -27,7 +27,7 @@ from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent  # toolkit/ sits beside apps/sweep, one level up, or in share/proxy
 sys.path[:0] = [str(p) for p in (_HERE, _HERE.parent, _HERE.parent / "share" / "proxy") if (p / "toolkit").is_dir()][:1]
-from toolkit import cli, launcher, programs  # noqa: E402  (after the path is set)
+from toolkit import cli, figures, launcher, programs  # noqa: E402  (after the path is set)
 
 MODES = ("sync", "async", "mt", "proxy")
 
@@ -232,17 +232,22 @@ def plot(path, args, records):
         import matplotlib.pyplot as plt
     except ImportError as error:
         sys.exit(f"compare-panels: --plot needs matplotlib ({error}); run it with /usr/bin/python3")
-    figure, axes = plt.subplots(figsize=(6, 4))
-    for mode in args.modes:
+    figure, axes = plt.subplots(figsize=(7.5, 5))
+    for index, mode in enumerate(args.modes):
         runs = sorted((r for r in records if r["mode"] == mode), key=lambda r: r["panel"])
-        axes.plot([r["panel"] for r in runs], [r["total_s"] for r in runs], marker="o", label=mode)
+        axes.plot([r["panel"] for r in runs], [r["total_s"] for r in runs], label=mode, **figures.style(index))
     axes.set_xscale("log", base=2)
-    axes.set_xlabel("panel width")
-    axes.set_ylabel("total time (s)")
-    axes.set_title(f"SUMMA, m = n = k = {args.size}")
-    axes.legend()
-    figure.tight_layout()
-    figure.savefig(path)
+    axes.set_xlabel("panel width (log 2 scale)")
+    axes.set_ylabel(f"total time (s), mean of {args.reps} repetitions")
+    axes.legend(fontsize="small", title="mode", title_fontsize="x-small")
+    axes.grid(alpha=0.3)
+    provs = [r.get("provenance") or {} for r in records]
+    # One run per point, its time the driver's mean over --reps: no spread is recorded, so no error bars
+    # (apps/sweep runs repetitions as separate runs and apps/plot draws their min..max).
+    figures.finish(figure, axes, f"SUMMA, m = n = k = {args.size}", f"points: one run each, the mean of its "
+                   f"{args.reps} repetitions (summa --reps): no error bars", cli.unique(p["host"] for p in provs
+                   if p.get("host")), cli.unique(p["time_utc"][:10] for p in provs if p.get("time_utc")))
+    figure.savefig(path, dpi=120)
 
 
 def main(argv):

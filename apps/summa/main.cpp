@@ -49,8 +49,9 @@ apps::Options declare_options() {
   options.alias("repeat", "reps");
   options.epilog(
       "Output: a table with total, compute, communication and wait times (s), the communication share, the\n"
-      "per-panel times (ms) and the ideal-proxy prediction T_p = max((T - C_t)*p/(p-1), C_t) for p cores per\n"
-      "node (thesis IV.B), then GFLOP/s (2mnk / total). --output records: mode, m, n, k, grid, panel, ranks,\n"
+      "per-panel times (ms) and the ideal-proxy prediction T_p = max((T_s - C_t) p/(p - s), C_t) for p cores\n"
+      "per node and s = 1 given to the proxy (thesis IV.B; the line under the table shows the numbers), then\n"
+      "GFLOP/s (2mnk / total). --output records: mode, m, n, k, grid, panel, ranks,\n"
       "threads_per_rank, node_layout, panels, reps, total_s, compute_s, comm_s, wait_s, gflops,\n"
       "ideal_proxy_s, bcast_on_node, bcast_off_node, max_rel_error, verified, then the provenance (time_utc,\n"
       "host, commit, mpi, compiler, blas, env, load_1m, placement: prov_* columns in CSV, a \"provenance\"\n"
@@ -180,6 +181,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     std::fflush(stdout);
     apps::print_timing_table(
         std::cout, {apps::TimingRow::from(std::string(summa::to_string(problem.mode)), result.timings, result.panels, ideal)});
+    if (problem.mode != summa::Mode::proxy)
+      std::printf("%s\n", apps::ideal_proxy_explained(result.timings.total_s, result.timings.comm_s, cores_per_node).c_str());
     std::printf("GFLOP/s: %.3f\n", gflops);
     if (result.verify_ran)
       std::printf("verify: max relative error %.3e (tolerance %.0e): %s\n", result.max_rel_error,

@@ -138,6 +138,18 @@ TEST(AppsIdealProxy, ThesisModel) {
   EXPECT_DOUBLE_EQ(apps::ideal_proxy_time(10.0, 7.0, 2, 0), 7.0);   // communication-bound
 }
 
+TEST(AppsIdealProxy, ExplainedLineShowsFormulaNumbersAndResult) {
+  EXPECT_EQ(apps::ideal_proxy_explained(10.0, 4.0, 2),
+            "ideal proxy T_p = max((T_s - C_t) p/(p - s), C_t) = max((10.0000 - 4.0000) x 2/1, 4.0000) = 12.0000 s "
+            "(p = 2 cores per node, s = 1 core given to the proxy; thesis IV.B)");
+  EXPECT_EQ(apps::ideal_proxy_explained(10.0, 4.0, 2, 0),
+            "ideal proxy T_p = max((T_s - C_t) p/(p - s), C_t) = max((10.0000 - 4.0000) x 2/2, 4.0000) = 6.0000 s "
+            "(p = 2 cores per node, s = 0 cores given to the proxy; thesis IV.B)");
+  EXPECT_EQ(apps::ideal_proxy_explained(10.0, 1.0, 1),
+            "ideal proxy T_p = max((T_s - C_t) p/(p - s), C_t): none for p = 1 core per node, s = 1 core given to "
+            "the proxy (no core left to compute; thesis IV.B)");
+}
+
 TEST(AppsTimingTable, PrintsEveryColumn) {
   std::ostringstream out;
   apps::print_timing_table(out, {{"sync", 2.0, 1.5, 0.5, 0.25, 10, 3.0}, {"proxy", 1.8, 1.7, 0.1, 0.1, 10}}, "t");

@@ -47,9 +47,10 @@ class TestFigures(unittest.TestCase):
         self.assertIn("parts &gt; total", svg)
 
     def test_series_styles_are_distinct(self):
-        """The first eight series differ in marker, and neighbours in line style too."""
+        """The first eight series differ in marker, and neighbours in line style too (toolkit/figures.py, the
+        one style of apps/plot, bench/cluster-study and compare-panels)."""
         plot = load_plot()
-        styles = [plot.style(i) for i in range(8)]
+        styles = [plot.figures.style(i) for i in range(8)]
         self.assertEqual(len({s["marker"] for s in styles}), 8)
         self.assertTrue(all(styles[i]["linestyle"] != styles[i + 1]["linestyle"] for i in range(7)))
 

@@ -96,6 +96,41 @@ class TestTools(unittest.TestCase):
             self.assertEqual([r["mode"] for r in records], ["sync", "proxy"])
             self.assertEqual(str(records[0]["ranks"]), "2")
 
+    @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
+    def test_compare_shows_the_drivers_ideal_proxy(self):
+        """One ideal-proxy formula: compare passes the s of the strategy its proxy ran (auto on 2 cores asks
+        for both: cooperative, s = 0) to the driver, shows the driver's ideal_proxy_s in its table and puts
+        the record's numbers into the formula it prints."""
+        output = self.dir / "runs.json"
+        done = run([COMPARE, "--driver", REDBLACK3D, "--n=8", "--iters", "1", "--modes", "sync,proxy",
+                    "--cores", "2", "--mpiexec", mpiexec(), "--output", output])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertRegex(done.stderr, r" --mode sync .*--proxy-cores 0")
+        sync, proxy = [json.loads(line) for line in output.read_text().splitlines()]
+        self.assertEqual((proxy["proxy_placement"], sync["proxy_cores"], sync["node_width"]), ("none", 0, 2))
+        total, comm = sync["total_s"], sync["comm_s"]
+        self.assertAlmostEqual(sync["ideal_proxy_s"], max((total - comm) * 2 / 2, comm), places=12)
+        self.assertRegex(done.stdout, rf"(?m)^sync +2 x 1 .* {sync['ideal_proxy_s']:.4f}$")
+        self.assertIn(f"ideal proxy (cooperative, s = 0) from sync: T_p = max((T_s - C_t) p/(p - s), C_t) = "
+                      f"max(({total:.4f} - {comm:.4f}) x 2/2, {comm:.4f}) = {sync['ideal_proxy_s']:.4f} s; "
+                      f"measured proxy {proxy['total_s']:.4f} s", done.stdout)
+
+    @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
+    def test_driver_prints_its_ideal_proxy_with_the_formula(self):
+        """The driver's line under the table: the formula, its record's numbers put into it, p and s."""
+        output = self.dir / "run.json"
+        for proxy_cores in ("1", "0"):
+            done = run(mpiexec().split() + ["-n", "2", REDBLACK3D, "--n", "8", "--iters", "1", "--node-width", "2",
+                                            "--proxy-cores", proxy_cores, "--output", output])
+            self.assertEqual(done.returncode, 0, done.stderr)
+        for record, kept in zip([json.loads(line) for line in output.read_text().splitlines()], (1, 2)):
+            total, comm, s = record["total_s"], record["comm_s"], 2 - kept
+            self.assertEqual(record["proxy_cores"], s)
+            self.assertAlmostEqual(record["ideal_proxy_s"], max((total - comm) * 2 / kept, comm), places=12)
+        self.assertIn(f"ideal proxy T_p = max((T_s - C_t) p/(p - s), C_t) = max(({total:.4f} - {comm:.4f}) x 2/2, "
+                      f"{comm:.4f}) = {record['ideal_proxy_s']:.4f} s (p = 2 cores per node, s = 0 cores given to "
+                      f"the proxy; thesis IV.B)", done.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()
