@@ -31,9 +31,15 @@ apps::Options declare_options() {
   apps::Options options(kProgram,
                         "Measure the team-collective cost model (HPDC'13) on this node and write it to a file.");
   options.option("threads", "T", "team size; 0 = one thread per core (at least 2)", "0")
+      .range(0, 1024)
       .option("sizes", "LIST", "bytes per thread to compare algorithms at (K, M, G suffixes)",
               "8,64,512,4K,32K,256K,2M,16M")
+      .list()
+      .suffixes()
+      .range(8, 1 << 30)
       .option("iters", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "200")
+      .suffixes()
+      .range(1, 1000000)
       .option("output", "FILE", "model file to write ('name value' lines); an existing one needs --force",
               "collectives.model")
       .flag("force", "overwrite an existing --output model")
@@ -144,14 +150,9 @@ int run(int argc, char** argv) {
     return 0;
   }
   std::vector<std::size_t> sizes;
-  for (const auto& item : apps::parse_list("--sizes", options.value("sizes"))) {
-    const std::size_t bytes = apps::parse_size("--sizes", item);
-    if (bytes < 8 || bytes > (std::size_t{1} << 30))
-      throw apps::UsageError("--sizes: each size must lie in [8, 1G] bytes, got '" + item + "'");
-    sizes.push_back(bytes);
-  }
-  const int iterations = static_cast<int>(options.count("iters", 1, 1000000));
-  const int requested = static_cast<int>(options.integer("threads", 0, 1024));
+  for (const long long bytes : options.integers("sizes")) sizes.push_back(static_cast<std::size_t>(bytes));
+  const int iterations = static_cast<int>(options.integer("iters"));
+  const int requested = static_cast<int>(options.integer("threads"));
   if (options.show_config_requested() || options.verbose()) {
     std::cout << options.show_config() << std::flush;
     if (options.show_config_requested()) return apps::kExitSuccess;

@@ -33,21 +33,29 @@ apps::Options make_options() {
               "proxy : one rank per node + OpenMP; a proxy thread runs each exchange's plan (halo\n"
               "        transfers and a persistent allreduce) while the threads compute",
               "sync")
+      .one_of({"sync", "async", "mt", "proxy"})
       .option("variant", "classic|pipelined",
               "classic   : Hestenes-Stiefel, two global sums per iteration (p.Ap, r.r)\n"
               "pipelined : Ghysels & Vanroose 2014, one global sum per iteration (r.r, w.r)\n"
               "            overlapped with the product A w; no residual replacement",
               "classic")
+      .one_of({"classic", "pipelined"})
       .option("n", "N|NX,NY,NZ", "global interior grid points (cube, or per dimension; K suffix allowed)", "64")
+      .list()
+      .suffixes()
+      .range(1, 1 << 20)
       .option("geometry", "PXxPYxPZ",
               "ranks along x, y, z; their product must equal the number of ranks\n"
               "(default: split z, then y, keeping the unit-stride x whole)")
       .option("tol", "T", "stop when ||r||_2 / ||b||_2 <= T (T > 0)", "1e-8")
+      .number()
       .option("max-iters", "K", "stop after K iterations at most (1 to 100000000)", "500")
+      .range(1, cg3d::kMaxIterations)
       .option("threads", "T",
               "compute threads per rank in mt/proxy (0 = one per compute core of the\n"
               "rank's share of the node); sync/async run one thread per rank",
               "0")
+      .range(0, 4096)
       .flag("verify",
             "also run the serial CG (whole grid, one thread, same variant) on every rank and\n"
             "compare iterations (+-1), residual history (within 1e-10 of ||r_0||) and solution;\n"
@@ -79,16 +87,16 @@ apps::Options make_options() {
 // Turns the command line into settings; the library's validate() checks them against the rank count.
 cg3d::RunSettings settings_from(const apps::Options& options, int ranks) {
   cg3d::RunSettings settings;
-  settings.mode = proxy::harness::parse_mode(options.choice("mode", {"sync", "async", "mt", "proxy"}));
-  settings.variant = cg3d::parse_variant(options.choice("variant", {"classic", "pipelined"}));
-  const std::vector<long long> n = apps::parse_count_list("--n", options.value("n"), 1, 1 << 20);
+  settings.mode = proxy::harness::parse_mode(options.value("mode"));
+  settings.variant = cg3d::parse_variant(options.value("variant"));
+  const std::vector<long long> n = options.integers("n");
   if (n.size() != 1 && n.size() != 3) throw apps::UsageError("--n: expected N or NX,NY,NZ, got '" + options.value("n") + "'");
   for (int d = 0; d < 3; ++d) settings.global[d] = static_cast<int>(n.size() == 1 ? n[0] : n[d]);
   settings.tol = options.real("tol");
   if (!(settings.tol > 0.0))  // quote the text as given ("0", "-1"), not its value
     throw apps::UsageError("--tol must be greater than 0, got '" + options.value("tol") + "'");
-  settings.max_iterations = static_cast<int>(options.integer("max-iters", 1, cg3d::kMaxIterations));
-  settings.threads = static_cast<int>(options.integer("threads", 0, 4096));
+  settings.max_iterations = static_cast<int>(options.integer("max-iters"));
+  settings.threads = static_cast<int>(options.integer("threads"));
   settings.verify = options.flag_set("verify");
   if (options.has("output")) apps::record_format_for(options.value("output"));
   if (options.has("geometry")) {

@@ -24,17 +24,23 @@ int parse_command_line(const char* program, const char* description, const proxy
                        char** argv, Problem* problem) {
   apps::Options options(program, description);
   options.option("nx", "NX", "grid points per row, at least 3 (K suffix allowed)", "256")
+      .suffixes()
+      .range(3, 1 << 24)
       .option("ny", "NY", "rows, at least the number of ranks (K suffix allowed)", "256")
+      .suffixes()
+      .range(env.size(), 1 << 24)
       .option("iters", "K", "time steps", "200")
+      .suffixes()
+      .range(1, 1 << 30)
       .flag("verify", "recompute the whole grid serially on every rank and compare bit for bit; exit 3 if not")
       .flag("verbose", "print the effective configuration and the proxy's statistics (also PROXY_VERBOSE=1)")
       .alias("steps", "iters");
   // Every rank parses the same command line and knows the rank count: the same outcome everywhere.
   return apps::run_guarded(program, env.rank(), [&] {
     if (!apps::parse_agreed(env.world(), env.rank(), options, argc, argv, [&] {
-          problem->nx = static_cast<int>(options.count("nx", 3, 1 << 24));
-          problem->ny = static_cast<int>(options.count("ny", env.size(), 1 << 24));
-          problem->steps = static_cast<int>(options.count("iters", 1, 1 << 30));
+          problem->nx = static_cast<int>(options.integer("nx"));
+          problem->ny = static_cast<int>(options.integer("ny"));
+          problem->steps = static_cast<int>(options.integer("iters"));
           problem->verify = options.flag_set("verify");
           problem->verbose = options.verbose();
         }))

@@ -21,13 +21,14 @@ int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   apps::Options options(kProgram, "What the runtime sees on each rank: MPI thread level, node, topology, placement.");
   options.option("threads", "T", "compute threads per rank to place (0 = one per compute core)", "0")
+      .range(0, 4096)
       .flag("no-proxy", "place without a proxy core")
       .flag("verbose", "print the effective configuration first (also PROXY_VERBOSE=1)");
   int threads = 0;
   bool with_proxy = true;
   const int parsed = apps::run_guarded(kProgram, env.rank(), [&] {
     if (!apps::parse_agreed(MPI_COMM_WORLD, env.rank(), options, argc, argv, [&] {
-          threads = static_cast<int>(options.integer("threads", 0, 4096));
+          threads = static_cast<int>(options.integer("threads"));
           with_proxy = !options.flag_set("no-proxy");
         }))
       return 0;

@@ -32,8 +32,13 @@ apps::Options make_options() {
               "proxy : one rank per node + OpenMP; a proxy thread runs the exchange plan\n"
               "        while the threads relax the inner region",
               "sync")
+      .one_of({"sync", "async", "mt", "proxy"})
       .option("n", "N|NX,NY,NZ", "global interior grid points (cube, or per dimension; K suffix allowed)", "64")
+      .list()
+      .suffixes()
+      .range(1, 1 << 20)
       .option("iters", "K", "iterations (one red and one black half-sweep each)", "10")
+      .range(1, (1 << 30) - 1)  // 2 x iters half-sweeps fit in int
       .option("geometry", "PXxPYxPZ",
               "ranks along x, y, z; their product must equal the number of ranks\n"
               "(default: split z, then y, keeping the unit-stride x whole)")
@@ -41,18 +46,23 @@ apps::Options make_options() {
               "compute threads per rank in mt/proxy (0 = one per compute core of the\n"
               "rank's share of the node); sync/async run one thread per rank",
               "0")
+      .range(0, 4096)
       .option("omega", "W", "over-relaxation factor, 0 < W < 2", "1")
+      .real_range(0.0, 2.0)
       .option("early-bird", "on|off",
               "proxy mode: each face's ghosts leave as soon as the threads have relaxed that face\n"
               "(on, the default) or after the team's barrier (off)")
+      .one_of({"on", "off"})
       .option("node-width", "P",
               "cores per node p in the ideal-proxy model T_p = max((T_s - C_t) p/(p - s), C_t)\n"
               "(default: the ranks on this node, i.e. one rank per core in sync/async)")
+      .range(1, 1 << 20)
       .option("proxy-cores", "S",
               "cores per node given to the proxy, s in the ideal-proxy model: 1 for a dedicated (or\n"
               "polling) proxy core, the thesis's; 0 for cooperative progress, which keeps every core\n"
               "for compute (apps/redblack3d/compare passes the s of the strategy its proxy run used)",
               "1")
+      .range(0, 1 << 20)
       .flag("verify",
             "also run the serial solver (whole grid, on every rank) and compare bit for bit;\n"
             "prints the max difference and exits 3 unless identical")
@@ -80,24 +90,24 @@ apps::Options make_options() {
 // (identical on every rank), so bad input fails the same way everywhere.
 redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, int& node_width, int& proxy_cores) {
   redblack3d::RunSettings settings;
-  settings.mode = proxy::harness::parse_mode(options.choice("mode", {"sync", "async", "mt", "proxy"}));
-  const std::vector<long long> n = apps::parse_count_list("--n", options.value("n"), 1, 1 << 20);
+  settings.mode = proxy::harness::parse_mode(options.value("mode"));
+  const std::vector<long long> n = options.integers("n");
   if (n.size() != 1 && n.size() != 3) {
     throw apps::UsageError("--n: expected N or NX,NY,NZ, got '" + options.value("n") + "'");
   }
   for (int d = 0; d < 3; ++d) settings.global[d] = static_cast<int>(n.size() == 1 ? n[0] : n[d]);
-  settings.iterations = static_cast<int>(options.integer("iters", 1, (1 << 30) - 1));  // 2 x iters steps fit in int
-  settings.omega = options.real("omega", 0.0, 2.0);
-  settings.threads = static_cast<int>(options.integer("threads", 0, 4096));
+  settings.iterations = static_cast<int>(options.integer("iters"));
+  settings.omega = options.real("omega");
+  settings.threads = static_cast<int>(options.integer("threads"));
   settings.verify = options.flag_set("verify");
   if (options.has("early-bird")) {
-    settings.early_bird = options.choice("early-bird", {"on", "off"}) == "on";
+    settings.early_bird = options.value("early-bird") == "on";
     if (settings.mode != redblack3d::Mode::proxy)
       throw apps::UsageError("--early-bird needs --mode proxy (" + options.value("mode") + " has no proxy thread)");
   }
   if (options.has("output")) apps::record_format_for(options.value("output"));
-  node_width = options.has("node-width") ? static_cast<int>(options.integer("node-width", 1, 1 << 20)) : 0;
-  proxy_cores = static_cast<int>(options.integer("proxy-cores", 0, 1 << 20));
+  node_width = options.has("node-width") ? static_cast<int>(options.integer("node-width")) : 0;
+  proxy_cores = static_cast<int>(options.integer("proxy-cores"));
   if (options.has("geometry")) {
     const std::vector<int> g = options.geometry("geometry", 3);
     settings.geometry = {g[0], g[1], g[2]};

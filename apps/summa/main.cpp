@@ -24,19 +24,32 @@ constexpr const char* kProgram = "summa";
 apps::Options declare_options() {
   apps::Options options(kProgram, "Distributed dgemm C = A*B (A m x k, B k x n) with SUMMA, in one of four modes.");
   options.option("size", "N", "square problem: m = n = k = N (K, M, G suffixes allowed, e.g. 2K)", "1024")
+      .suffixes()
+      .range(1, 1LL << 62)
       .option("m", "M", "rows of A and C (overrides --size)")
+      .suffixes()
+      .range(1, 1LL << 62)
       .option("n", "N", "columns of B and C (overrides --size)")
+      .suffixes()
+      .range(1, 1LL << 62)
       .option("k", "K", "columns of A and rows of B (overrides --size)")
+      .suffixes()
+      .range(1, 1LL << 62)
       .option("grid", "RxC", "process grid, R*C must equal the ranks; 'auto' picks the squarest", "auto")
       .option("panel", "W", "panel width along k; panels also split where they cross a block boundary", "128")
+      .suffixes()
+      .range(1, 1 << 30)
       .option("mode", "MODE",
               "sync:  one rank per core, broadcast of each panel (waited for at once), then dgemm\n"
               "async: one rank per core, MPI_Ibcast of panel i+1 while panel i is multiplied\n"
               "mt:    one rank per node, broadcasts waited for at once, then the node's threads multiply\n"
               "proxy: one rank per node, the proxy thread broadcasts panel i+1 while the threads multiply i",
               "sync")
+      .one_of({"sync", "async", "mt", "proxy"})
       .option("threads", "T", "compute threads per rank in mt and proxy modes; 0 = one per compute core", "0")
+      .range(0, 4096)
       .option("reps", "R", "timed repetitions; times are the mean over them of the slowest rank", "3")
+      .range(1, 1000000)
       .option("node-layout", "RxC",
               "sync/async: each node's ranks (consecutive ranks) form an RxC tile of the grid, e.g. 2x4, 4x2\n"
               "or 1x8 (thesis Figs. IV.3-IV.5); prints the on/off-node broadcast receivers it implies.\n"
@@ -73,18 +86,18 @@ std::vector<int> auto_grid(int ranks) {
 
 summa::Problem problem_from(const apps::Options& options, int ranks) {
   summa::Problem p;
-  const long long size = options.count("size", 1);
-  p.m = options.given("m") ? options.count("m", 1) : size;
-  p.n = options.given("n") ? options.count("n", 1) : size;
-  p.k = options.given("k") ? options.count("k", 1) : size;
+  const long long size = options.integer("size");
+  p.m = options.given("m") ? options.integer("m") : size;
+  p.n = options.given("n") ? options.integer("n") : size;
+  p.k = options.given("k") ? options.integer("k") : size;
   const std::vector<int> grid =
       options.value("grid") == "auto" ? auto_grid(ranks) : options.geometry("grid", 2);
   p.grid_rows = grid[0];
   p.grid_cols = grid[1];
-  p.panel = static_cast<int>(options.count("panel", 1, 1 << 30));
-  p.mode = summa::parse_mode(options.choice("mode", {"sync", "async", "mt", "proxy"}));
-  p.threads = static_cast<int>(options.integer("threads", 0, 4096));
-  p.reps = static_cast<int>(options.integer("reps", 1, 1000000));
+  p.panel = static_cast<int>(options.integer("panel"));
+  p.mode = summa::parse_mode(options.value("mode"));
+  p.threads = static_cast<int>(options.integer("threads"));
+  p.reps = static_cast<int>(options.integer("reps"));
   if (options.given("node-layout")) {
     const std::vector<int> layout = options.geometry("node-layout", 2);
     p.node_rows = layout[0];

@@ -45,10 +45,10 @@ constexpr const char* kProgram = "bench_mpi_collectives";
 int run_program(int rank, int size, int argc, char** argv) {
   apps::Options options(kProgram, "MPI_Allreduce (double sum) and MPI_Bcast with one rank per core, OSU style: CSV of\n"
                                   "avg/min/max over ranks of each rank's mean time, from 8 B in steps of x8.");
-  options.option("max-bytes", "B", "largest message, at least 8 (K/M/G suffixes)", "16M");
+  options.option("max-bytes", "B", "largest message, at least 8 (K/M/G suffixes)", "16M").suffixes().range(8, 1LL << 62);
   options.epilog("Example:\n  proxy-mpiexec -n 2 bench_mpi_collectives --max-bytes 1M > mpi.csv");
   long long max_bytes = 0;
-  if (!apps::parse_agreed(MPI_COMM_WORLD, rank, options, argc, argv, [&] { max_bytes = options.count("max-bytes", 8); }))
+  if (!apps::parse_agreed(MPI_COMM_WORLD, rank, options, argc, argv, [&] { max_bytes = options.integer("max-bytes"); }))
     return apps::kExitSuccess;
   if (apps::answer_show_config(options, rank)) return apps::kExitSuccess;
   if (rank == 0) std::printf("collective,bytes,ranks,avg_us,min_us,max_us\n");

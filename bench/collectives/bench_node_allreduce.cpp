@@ -161,15 +161,16 @@ int run(proxy::Environment& env, int argc, char** argv) {
                         "The node collectives' hierarchical allreduce (team, proxy, team) against an OpenMP sum\n"
                         "and MPI_Allreduce from the master, T threads per rank, doubles, slowest rank's mean.");
   options.option("threads", "T", "threads per rank", "2")
-      .option("max-bytes", "B", "largest vector per thread, from 8 B in steps of x32 (K/M suffixes)", "1M");
+      .range(1, 1024)
+      .option("max-bytes", "B", "largest vector per thread, from 8 B in steps of x32 (K/M suffixes)", "1M")
+      .suffixes()
+      .range(8, 1LL << 62);
   options.epilog("Examples:\n  mpiexec -n 2 bench_node_allreduce --threads 1\n  mpiexec -n 1 bench_node_allreduce --threads 2");
   int threads = 2;
   std::size_t max_bytes = 0;
   if (!apps::parse_agreed(MPI_COMM_WORLD, env.rank(), options, argc, argv, [&] {
-        threads = static_cast<int>(options.integer("threads", 1, 1024));
-        max_bytes = options.size("max-bytes");
-        if (max_bytes < 8)
-          throw apps::UsageError("--max-bytes must be at least 8, got '" + options.value("max-bytes") + "'");
+        threads = static_cast<int>(options.integer("threads"));
+        max_bytes = static_cast<std::size_t>(options.integer("max-bytes"));
       }))
     return apps::kExitSuccess;
   if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;

@@ -68,19 +68,37 @@ apps::Options make_options() {
               "every progress point, as often as the proxy's), proxy, or async-progress alone (which needs "
               "MPIR_CVAR_ASYNC_PROGRESS=1 in the ranks' environment). The modes of one launch compute the same "
               "units per cell, sized from their slowest pure communication time", "async,async-test,proxy")
+      .list()
+      .one_of({"async", "async-test", "async-progress", "proxy"})
       .option("patterns", "LIST", "patterns: p2p (one message pair), halo (3-D halo plan), bcast (SUMMA panels)",
               "p2p,halo,bcast")
+      .list()
+      .one_of({"p2p", "halo", "bcast"})
       .option("sizes", "LIST", "p2p message sizes in bytes, suffixes K/M (KiB/MiB)", "1K,16K,256K,1M,4M")
+      .list()
+      .suffixes()
+      .range(1, 1 << 30)
       .option("halo-edge", "LIST", "halo: local block edges in points (faces of edge^2 doubles)", "16,64,128")
+      .list()
+      .suffixes()
+      .range(1, 8192)
       .option("bcast-n", "LIST", "bcast: matrix orders n (panels of n/r x panel and panel x n/c doubles)",
               "256,1024")
+      .list()
+      .suffixes()
+      .range(1, 1 << 16)
       .option("panel", "W", "bcast: panel width", "64")
+      .range(1, 1 << 16)
       .option("iters", "N", "timed iterations per phase", "40")
+      .range(1, 1 << 20)
       .option("iters-large", "N", "timed iterations for steps moving 1 MiB or more", "10")
+      .range(1, 1 << 20)
       .option("warmup", "N", "untimed iterations first", "3")
+      .range(0, 1 << 20)
       .option("proxy-nice", "N",
               "proxy mode: set the proxy thread's nice value (-20..19; negative needs root). On cores shared "
               "with compute threads a higher priority lets the proxy preempt a compute phase", "0")
+      .range(-20, 19)
       .option("label", "TEXT", "transport label written to every record (e.g. shm, tcp-tbf-1gbit)", "shm")
       .option("output", "FILE", "append one record per measurement: .csv, or .json/.jsonl (JSON Lines)")
       .flag("verbose", "print the effective configuration first (also PROXY_VERBOSE=1)")
@@ -115,9 +133,7 @@ struct Settings {
 // Identical on every rank (reads only the command line, the environment and the rank count).
 Settings validate(const apps::Options& options, int ranks) {
   Settings s;
-  for (const auto& mode : apps::parse_list("--mode", options.value("mode"))) {
-    s.modes.push_back(apps::parse_choice("--mode", mode, {"async", "async-test", "async-progress", "proxy"}));
-  }
+  s.modes = options.values("mode");
   const bool progress = async_progress_requested();
   for (const auto& mode : s.modes) {
     if (mode == "async-progress" && !mpi_has_progress_thread()) {
@@ -133,23 +149,15 @@ Settings validate(const apps::Options& options, int ranks) {
                              "include MPICH's progress thread); use --mode async-progress");
     }
   }
-  for (const auto& pattern : apps::parse_list("--patterns", options.value("patterns"))) {
-    s.patterns.push_back(apps::parse_choice("--patterns", pattern, {"p2p", "halo", "bcast"}));
-  }
-  for (const auto& size : apps::parse_list("--sizes", options.value("sizes"))) {
-    const std::size_t bytes = apps::parse_size("--sizes", size);
-    if (bytes < 1 || bytes > (std::size_t{1} << 30)) {
-      throw apps::UsageError("--sizes: each size must be 1 B .. 1 GiB, got '" + size + "'");
-    }
-    s.sizes.push_back(bytes);
-  }
-  s.halo_edges = apps::parse_count_list("--halo-edge", options.value("halo-edge"), 1, 8192);
-  s.bcast_orders = apps::parse_count_list("--bcast-n", options.value("bcast-n"), 1, 1 << 16);
-  s.panel = static_cast<int>(options.integer("panel", 1, 1 << 16));
-  s.iterations = static_cast<int>(options.integer("iters", 1, 1 << 20));
-  s.iterations_large = static_cast<int>(options.integer("iters-large", 1, 1 << 20));
-  s.warmup = static_cast<int>(options.integer("warmup", 0, 1 << 20));
-  s.proxy_nice = static_cast<int>(options.integer("proxy-nice", -20, 19));
+  s.patterns = options.values("patterns");
+  for (const long long bytes : options.integers("sizes")) s.sizes.push_back(static_cast<std::size_t>(bytes));
+  s.halo_edges = options.integers("halo-edge");
+  s.bcast_orders = options.integers("bcast-n");
+  s.panel = static_cast<int>(options.integer("panel"));
+  s.iterations = static_cast<int>(options.integer("iters"));
+  s.iterations_large = static_cast<int>(options.integer("iters-large"));
+  s.warmup = static_cast<int>(options.integer("warmup"));
+  s.proxy_nice = static_cast<int>(options.integer("proxy-nice"));
   s.label = options.value("label");
   if (options.has("output")) {
     s.output = options.value("output");

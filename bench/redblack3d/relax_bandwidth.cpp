@@ -124,7 +124,9 @@ constexpr const char* kProgram = "redblack3d_bandwidth";
 
 int run(int argc, char** argv) {
   apps::Options options(kProgram, "Relax sweep bandwidth next to a STREAM-like copy (Google Benchmark).");
-  options.option("n", "N", "grid points per dimension, at least 8 (K suffix allowed)", "320");
+  options.option("n", "N", "grid points per dimension, at least 8 (K suffix allowed)", "320")
+      .suffixes()
+      .range(8, 1 << 14);
   options.epilog("Google Benchmark flags pass through: --benchmark_format=console|json|csv, --benchmark_out=FILE,\n"
                  "--benchmark_out_format, --benchmark_filter, --benchmark_min_time, --benchmark_repetitions, ...\n"
                  "With json or csv the ratio table goes to stderr, so stdout stays valid JSON/CSV.");
@@ -134,7 +136,7 @@ int run(int argc, char** argv) {
     std::cout << options.answer();
     return apps::kExitSuccess;
   }
-  g_n = static_cast<int>(options.count("n", 8, 1 << 14));
+  g_n = static_cast<int>(options.integer("n"));
   if (options.show_config_requested()) {
     std::cout << options.show_config();
     return apps::kExitSuccess;

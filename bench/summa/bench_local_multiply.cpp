@@ -120,7 +120,9 @@ constexpr const char* kProgram = "bench_summa_local_multiply";
 
 int run_program(int argc, char** argv) {
   apps::Options options(kProgram, "Threads x single-threaded dgemm tiles vs one multi-threaded OpenBLAS call.");
-  options.option("size", "N", "matrix order of the largest shape, at least 16 (K suffix allowed)", "2048");
+  options.option("size", "N", "matrix order of the largest shape, at least 16 (K suffix allowed)", "2048")
+      .suffixes()
+      .range(16, 1 << 15);
   options.epilog("Google Benchmark flags pass through: --benchmark_format=console|json|csv, --benchmark_out=FILE,\n"
                  "--benchmark_filter, --benchmark_min_time, --benchmark_repetitions, ...\n"
                  "With json or csv the ratio table goes to stderr, so stdout stays valid JSON/CSV.");
@@ -130,7 +132,7 @@ int run_program(int argc, char** argv) {
     std::fputs(options.answer().c_str(), stdout);
     return apps::kExitSuccess;
   }
-  const long long n = options.count("size", 16, 1 << 15);
+  const long long n = options.integer("size");
   if (options.show_config_requested()) {
     std::fputs(options.show_config().c_str(), stdout);
     return apps::kExitSuccess;

@@ -16,15 +16,47 @@ namespace {
 
 apps::Options sample_options() {
   apps::Options options("tool", "does things");
-  options.option("n", "N", "grid size", "16").option("mode", "MODE", "sync or proxy").flag("verify", "check it");
+  options.option("n", "N", "grid size", "16")
+      .range(1, 1 << 20)
+      .option("mode", "MODE", "sync or proxy")
+      .one_of({"sync", "proxy"})
+      .flag("verify", "check it");
   return options;
+}
+
+// The constraints of every kind, each checked by CLI11 while parsing.
+apps::Options constrained_options() {
+  apps::Options options("tool", "checks things");
+  options.option("iters", "K", "iterations", "5")
+      .range(1, 8)
+      .option("omega", "W", "factor", "1")
+      .real_range(0.0, 2.0)
+      .option("tol", "T", "tolerance", "1e-8")
+      .number()
+      .option("bytes", "B", "size", "4K")
+      .suffixes()
+      .range(1, 1 << 30)
+      .option("modes", "LIST", "modes", "sync")
+      .list()
+      .one_of({"sync", "async", "proxy"})
+      .option("n", "LIST", "orders", "64,32,16")
+      .list()
+      .suffixes()
+      .range(1, 1 << 20)
+      .option("geometry", "PXxPYxPZ", "ranks per axis", "2x1X3");
+  return options;
+}
+
+std::string refusal(std::vector<const char*> args) {
+  args.insert(args.begin(), "tool");
+  return usage_error_of([&] { constrained_options().parse(static_cast<int>(args.size()), args.data()); });
 }
 
 TEST(AppsOptions, ParsesBothSpellingsAndDefaults) {
   auto options = sample_options();
   const char* argv[] = {"tool", "--n=32", "--mode", "proxy", "--verify"};
   ASSERT_TRUE(options.parse(5, argv));
-  EXPECT_EQ(options.integer("n", 1), 32);
+  EXPECT_EQ(options.integer("n"), 32);
   EXPECT_EQ(options.value("mode"), "proxy");
   EXPECT_TRUE(options.flag_set("verify"));
   auto defaults = sample_options();
@@ -56,35 +88,64 @@ TEST(AppsOptions, BadCommandLinesNameTheCulprit) {
   EXPECT_EQ(bad({"--verify=yes"}), "option --verify takes no value, got 'yes'");
   EXPECT_EQ(bad({"stray"}), "unexpected argument 'stray' (options start with --; see --help)");
   EXPECT_EQ(bad({"--n", "1", "--n", "2"}), "option --n given twice");
+  EXPECT_EQ(bad({"--n", "0"}), "--n: Value 0 not in range 1 to 1048576");
+  EXPECT_EQ(bad({"--mode", "fast"}), "--mode: fast not in {sync,proxy}");
 }
 
-TEST(AppsParse, IntegersAndRanges) {
-  EXPECT_EQ(apps::parse_int("--iters", "+12", 1), 12);
-  EXPECT_EQ(usage_error_of([] { apps::parse_int("--iters", "0", 1); }), "--iters must be at least 1, got '0'");
-  EXPECT_EQ(usage_error_of([] { apps::parse_int("--iters", "9", 1, 8); }), "--iters must be at most 8, got '9'");
-  EXPECT_EQ(usage_error_of([] { apps::parse_int("--iters", "3x", 1); }), "--iters: expected an integer, got '3x'");
-  EXPECT_EQ(usage_error_of([] { apps::parse_int("--iters", "", 1); }), "--iters: expected an integer, got ''");
-  EXPECT_DOUBLE_EQ(apps::parse_double("--omega", "1.5", 0.0, 2.0), 1.5);
-  EXPECT_EQ(usage_error_of([] { apps::parse_double("--omega", "nan"); }), "--omega: expected a number, got 'nan'");
+TEST(AppsOptions, DefaultsGoThroughTheValidators) {
+  auto options = constrained_options();
+  const char* none[] = {"tool"};
+  ASSERT_TRUE(options.parse(1, none));
+  EXPECT_EQ(options.integer("iters"), 5);
+  EXPECT_EQ(options.integer("bytes"), 4096);
+  EXPECT_EQ(options.integers("n"), (std::vector<long long>{64, 32, 16}));
+  EXPECT_EQ(options.values("modes"), (std::vector<std::string>{"sync"}));
+  EXPECT_DOUBLE_EQ(options.real("tol"), 1e-8);
+  EXPECT_EQ(options.geometry("geometry", 3), (std::vector<int>{2, 1, 3}));
 }
 
-TEST(AppsParse, SizesListsGeometriesChoices) {
-  EXPECT_EQ(apps::parse_size("--bytes", "4096"), 4096u);
-  EXPECT_EQ(apps::parse_size("--bytes", "64K"), 65536u);
-  EXPECT_EQ(apps::parse_size("--bytes", "2MiB"), 2u << 20);
-  EXPECT_NE(usage_error_of([] { apps::parse_size("--bytes", "-1"); }).find("got '-1'"), std::string::npos);
-  EXPECT_EQ(apps::parse_list("--modes", "sync,proxy"), (std::vector<std::string>{"sync", "proxy"}));
-  EXPECT_NE(usage_error_of([] { apps::parse_list("--modes", "sync,,proxy"); }).find("'sync,,proxy'"),
-            std::string::npos);
-  EXPECT_EQ(apps::parse_int_list("--n", "64,32,16", 1), (std::vector<long long>{64, 32, 16}));
+TEST(AppsOptions, RangesAtTheirBoundsAndBeyond) {
+  auto options = constrained_options();
+  const char* argv[] = {"tool", "--iters=+8", "--omega", "2", "--tol", "-1", "--bytes", "1G"};
+  ASSERT_TRUE(options.parse(8, argv));
+  EXPECT_EQ(options.integer("iters"), 8);
+  EXPECT_DOUBLE_EQ(options.real("omega"), 2.0);
+  EXPECT_DOUBLE_EQ(options.real("tol"), -1.0);  // any finite number: the program checks its sign
+  EXPECT_EQ(options.integer("bytes"), 1 << 30);
+  EXPECT_EQ(refusal({"--iters", "0"}), "--iters: Value 0 not in range 1 to 8");
+  EXPECT_EQ(refusal({"--iters", "9"}), "--iters: Value 9 not in range 1 to 8");
+  EXPECT_EQ(refusal({"--iters", "3x"}), "--iters: Value 3x not in range 1 to 8");
+  EXPECT_EQ(refusal({"--iters", "99999999999999999999"}), "--iters: Value 99999999999999999999 not in range 1 to 8");
+  EXPECT_EQ(refusal({"--omega", "2.5"}), "--omega: Value 2.5 not in range 0.000000 to 2.000000");
+  EXPECT_EQ(refusal({"--omega", "nan"}), "--omega: Value nan is not a finite number");
+  EXPECT_EQ(refusal({"--tol", "x"}), "--tol: Value x is not a finite number");
+}
+
+TEST(AppsOptions, SizesListsAndChoices) {
+  auto options = constrained_options();
+  const char* argv[] = {"tool", "--bytes", "64K", "--modes", "sync,proxy", "--n=2K,1,1M"};
+  ASSERT_TRUE(options.parse(6, argv));
+  EXPECT_EQ(options.integer("bytes"), 65536);
+  EXPECT_EQ(options.values("modes"), (std::vector<std::string>{"sync", "proxy"}));
+  EXPECT_EQ(options.value("modes"), "sync,proxy");
+  EXPECT_EQ(options.integers("n"), (std::vector<long long>{2048, 1, 1 << 20}));
+  EXPECT_EQ(refusal({"--bytes", "-1"}), "--bytes: Value -1 not in range 1 to 1073741824");
+  EXPECT_EQ(refusal({"--bytes", "1X"}), "--bytes: expected an integer (suffixes K, M, G allowed), got '1X'");
+  EXPECT_EQ(refusal({"--bytes", "2G"}), "--bytes: Value 2147483648 not in range 1 to 1073741824 (given as '2G')");
+  EXPECT_EQ(refusal({"--bytes", "0"}), "--bytes: Value 0 not in range 1 to 1073741824");
+  EXPECT_EQ(refusal({"--modes", "sync,fast"}), "--modes: fast not in {sync,async,proxy}");
+  EXPECT_EQ(refusal({"--n", "64,0,2"}), "--n: Value 0 not in range 1 to 1048576");
+}
+
+TEST(AppsParse, Geometries) {
   EXPECT_EQ(apps::parse_geometry("--geometry", "2x1X3", 3), (std::vector<int>{2, 1, 3}));
   EXPECT_EQ(apps::format_geometry({2, 1, 3}), "2x1x3");
   EXPECT_EQ(apps::product({2, 1, 3}), 6);
   EXPECT_EQ(usage_error_of([] { apps::parse_geometry("--geometry", "2x0x1", 3); }),
             "--geometry: expected PxPxP with positive integers (e.g. 2x1x1), got '2x0x1'");
   EXPECT_NE(usage_error_of([] { apps::parse_geometry("--geometry", "2x2", 3); }).find("got '2x2'"), std::string::npos);
-  EXPECT_EQ(usage_error_of([] { apps::parse_choice("--mode", "fast", {"sync", "async", "proxy"}); }),
-            "--mode: unknown value 'fast' (expected sync, async or proxy)");
+  EXPECT_NE(usage_error_of([] { apps::parse_geometry("--geometry", "99999999999x1x1", 3); }).find("got '99999999999x1x1'"),
+            std::string::npos);
 }
 
 TEST(AppsRunRecord, CsvWritesHeaderOnceAndRefusesAMismatch) {

@@ -18,7 +18,12 @@ namespace {
 
 apps::Options sample() {
   apps::Options options("tool", "does things");
-  options.option("iters", "K", "iterations", "10").option("size", "N", "order", "1K").flag("verbose", "talk");
+  options.option("iters", "K", "iterations", "10")
+      .range(1, 100)
+      .option("size", "N", "order", "1K")
+      .suffixes()
+      .range(1, 1LL << 40)
+      .flag("verbose", "talk");
   options.alias("iterations", "iters");
   return options;
 }
@@ -49,16 +54,22 @@ TEST(Vocabulary, HelpListsDefaultsBuiltinsAndEveryProxyVariable) {
 TEST(Vocabulary, AliasesSuffixesAndEqualsSpelling) {
   auto options = sample();
   ASSERT_TRUE(parse(options, {"--iterations=7", "--size", "2K"}));
-  EXPECT_EQ(options.integer("iters", 1), 7);
-  EXPECT_EQ(options.count("size", 1), 2048);
-  EXPECT_EQ(apps::parse_count("--n", "3M"), 3LL << 20);
-  EXPECT_EQ(usage_error_of([] { apps::parse_count("--n", "12abc"); }),
-            "--n: expected an integer (suffixes K, M, G allowed), got '12abc'");
+  EXPECT_EQ(options.integer("iters"), 7);
+  EXPECT_EQ(options.integer("size"), 2048);
+  EXPECT_EQ(options.value("size"), "2K");  // as written, for messages and records
+  auto mega = sample();
+  ASSERT_TRUE(parse(mega, {"--size=3M"}));
+  EXPECT_EQ(mega.integer("size"), 3LL << 20);
+  auto bad = sample();
+  EXPECT_EQ(usage_error_of([&] { parse(bad, {"--size", "12abc"}); }),
+            "--size: expected an integer (suffixes K, M, G allowed), got '12abc'");
+  auto large = sample();
+  EXPECT_EQ(usage_error_of([&] { parse(large, {"--size", "2048G"}); }),
+            "--size: Value 2199023255552 not in range 1 to 1099511627776 (given as '2048G')");
   auto twice = sample();
   EXPECT_EQ(usage_error_of([&] { parse(twice, {"--iters", "1", "--iterations", "2"}); }), "option --iters given twice");
-  auto negative = sample();
-  ASSERT_TRUE(parse(negative, {"--iters", "-3"}));  // a value that looks like an option is still the value
-  EXPECT_EQ(negative.value("iters"), "-3");
+  auto negative = sample();  // a value that looks like an option is still the value, refused by its range
+  EXPECT_EQ(usage_error_of([&] { parse(negative, {"--iters", "-3"}); }), "--iters: Value -3 not in range 1 to 100");
 }
 
 TEST(Vocabulary, ShowConfigNamesEverySourceAndVerboseFollowsTheEnvironment) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -38,6 +40,38 @@ class HelpFormatter : public CLI::Formatter {
   std::string make_footer(const CLI::App* app) const override { return app->get_footer(); }
 };
 
+// CLI::AsSizeValue (K, M, G, ... powers of 1024) then CLI::Range on the count; its own refusal quotes the
+// text as given, CLI11's ("abc unit not recognized. Allowed values: {...}") would not.
+CLI::Validator count_in_range(std::optional<std::pair<long long, long long>> bounds) {
+  const CLI::AsSizeValue suffixes(false);
+  const std::optional<CLI::Range> range =
+      bounds ? std::optional<CLI::Range>(CLI::Range(bounds->first, bounds->second)) : std::nullopt;
+  return CLI::Validator(
+      [suffixes, range](std::string& text) {
+        const std::string given = text;
+        std::string error;
+        try {
+          error = suffixes(text);
+        } catch (const CLI::ValidationError&) {
+          error = "failed";
+        }
+        if (!error.empty()) return "expected an integer (suffixes K, M, G allowed), got '" + given + "'";
+        if (!range) return std::string();
+        error = (*range)(text);
+        return error.empty() || text == given ? error : error + " (given as '" + given + "')";
+      },
+      "");
+}
+
+// CLI::Range lets NaN through (no comparison with it is true).
+const CLI::Validator kFinite(
+    [](std::string& text) {
+      double value = 0.0;
+      return CLI::detail::lexical_cast(text, value) && std::isfinite(value) ? std::string()
+                                                                           : "Value " + text + " is not a finite number";
+    },
+    "");
+
 std::string help_text(const std::string& help, const std::optional<std::string>& default_value) {
   if (!default_value) return help;
   return help + " (default: " + (default_value->empty() ? "none" : *default_value) + ")";
@@ -51,14 +85,54 @@ Options::Options(std::string program, std::string summary)
 Options& Options::option(std::string name, std::string value_name, std::string help,
                          std::optional<std::string> default_value) {
   assert(find(name) == nullptr && "option declared twice");
-  specs_.push_back(Spec{std::move(name), std::move(value_name), std::move(help), std::move(default_value), {}, false,
-                        false});
+  Spec& s = specs_.emplace_back();
+  s.name = std::move(name);
+  s.value_name = std::move(value_name);
+  s.help = std::move(help);
+  s.default_value = std::move(default_value);
+  return *this;
+}
+
+Options::Spec& Options::last() {
+  assert(!specs_.empty() && !specs_.back().is_flag && "a constraint needs an option declared before it");
+  return specs_.back();
+}
+
+Options& Options::range(long long min, long long max) {
+  last().integer_range = {min, max};
+  return *this;
+}
+
+Options& Options::real_range(double min, double max) {
+  last().real_range = {min, max};
+  return *this;
+}
+
+Options& Options::number() {
+  return real_range(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
+}
+
+Options& Options::suffixes() {
+  last().suffixes = true;
+  return *this;
+}
+
+Options& Options::one_of(std::vector<std::string> choices) {
+  last().choices = std::move(choices);
+  return *this;
+}
+
+Options& Options::list() {
+  last().list = true;
   return *this;
 }
 
 Options& Options::flag(std::string name, std::string help) {
   assert(find(name) == nullptr && "option declared twice");
-  specs_.push_back(Spec{std::move(name), {}, std::move(help), {}, {}, true, false});
+  Spec& s = specs_.emplace_back();
+  s.name = std::move(name);
+  s.help = std::move(help);
+  s.is_flag = true;
   return *this;
 }
 
@@ -95,8 +169,9 @@ const Options::Spec& Options::spec(std::string_view name) const {
   return *s;
 }
 
-std::vector<std::string> Options::normalised(int argc, const char* const* argv) const {
+std::vector<std::string> Options::normalised(int argc, const char* const* argv) {
   std::vector<std::string> args;
+  std::vector<std::string> seen;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.starts_with("--") && arg.size() > 2) {
@@ -108,14 +183,21 @@ std::vector<std::string> Options::normalised(int argc, const char* const* argv) 
           name = declared;
         }
       }
-      const Spec* s = find(name);
+      Spec* s = find(name);
+      if (s != nullptr) {
+        if (std::find(seen.begin(), seen.end(), name) != seen.end())
+          throw UsageError("option --" + name + " given twice");
+        seen.push_back(name);
+      }
       const bool builtin_flag = name == kVersion || name == kShowConfig;
       if ((builtin_flag || (s != nullptr && s->is_flag)) && eq != std::string::npos)
         throw UsageError("option --" + name + " takes no value, got '" + arg.substr(eq + 1) + "'");
       // The next word is this option's value, whatever it looks like: copy it without looking at it.
+      if (s != nullptr && !s->is_flag && eq != std::string::npos) s->given = arg.substr(arg.find('=') + 1);
       if (s != nullptr && !s->is_flag && eq == std::string::npos && i + 1 < argc) {
         args.push_back(std::move(arg));
         arg = argv[++i];
+        s->given = arg;  // the text as written; CLI11's results are the checked values
       }
     }
     args.push_back(std::move(arg));
@@ -131,7 +213,18 @@ bool Options::parse(int argc, const char* const* argv) {
   std::vector<std::pair<Spec*, CLI::Option*>> declared;
   for (Spec& s : specs_) {
     CLI::Option* o = s.is_flag ? app.add_flag("--" + s.name) : app.add_option("--" + s.name)->type_name(s.value_name);
-    if (!s.is_flag) o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false);
+    if (!s.is_flag) {
+      o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false);
+      if (s.default_value) o->default_str(*s.default_value);
+      if (s.list) o->delimiter(',');
+      if (s.suffixes) {
+        o->transform(count_in_range(s.integer_range));  // a transform: "4K" becomes "4096"
+      } else if (s.integer_range) {
+        o->check(CLI::Range(s.integer_range->first, s.integer_range->second));
+      }
+      if (s.real_range) o->check(kFinite)->check(CLI::Range(s.real_range->first, s.real_range->second));
+      if (!s.choices.empty()) o->check(CLI::IsMember(s.choices));
+    }
     declared.emplace_back(&s, o);
   }
   CLI::Option* version = app.add_flag("--" + std::string(kVersion));
@@ -158,9 +251,14 @@ bool Options::parse(int argc, const char* const* argv) {
     throw UsageError("unexpected argument '" + extra + "' (options start with --; see --help)");
   }
   for (auto& [s, o] : declared) {
-    if (o->count() > 1) throw UsageError("option --" + s->name + " given twice");
-    s->seen = o->count() == 1;
-    if (s->seen && !s->is_flag) s->given = o->results().back();
+    s->seen = o->count() > 0;
+    if (s->is_flag) continue;
+    // A default goes through the same validators (as<> applies them to default_str).
+    try {
+      if (s->seen || s->default_value) s->checked = o->as<std::vector<std::string>>();
+    } catch (const CLI::ParseError& error) {
+      throw UsageError(error.what());
+    }
   }
   if (version->count() > 0) {
     answer_ = this->version();
@@ -186,26 +284,30 @@ const std::string& Options::value(std::string_view name) const {
   throw UsageError("missing required option --" + s.name);
 }
 
-long long Options::integer(std::string_view name, long long min, long long max) const {
-  return parse_int("--" + std::string(name), value(name), min, max);
+const std::vector<std::string>& Options::values(std::string_view name) const {
+  const Spec& s = spec(name);
+  if (!s.given && !s.default_value) throw UsageError("missing required option --" + s.name);
+  return s.checked;
 }
 
-double Options::real(std::string_view name, double min, double max) const {
-  return parse_double("--" + std::string(name), value(name), min, max);
+long long Options::integer(std::string_view name) const {
+  assert((spec(name).integer_range || spec(name).suffixes) && "integer() of an option declared without range()");
+  return std::stoll(values(name).front());  // checked by CLI::Range
 }
 
-std::size_t Options::size(std::string_view name) const { return parse_size("--" + std::string(name), value(name)); }
+double Options::real(std::string_view name) const {
+  assert(spec(name).real_range && "real() of an option declared without real_range() or number()");
+  return std::stod(values(name).front());
+}
 
-long long Options::count(std::string_view name, long long min, long long max) const {
-  return parse_count("--" + std::string(name), value(name), min, max);
+std::vector<long long> Options::integers(std::string_view name) const {
+  std::vector<long long> result;
+  for (const std::string& item : values(name)) result.push_back(std::stoll(item));
+  return result;
 }
 
 std::vector<int> Options::geometry(std::string_view name, int dimensions) const {
   return parse_geometry("--" + std::string(name), value(name), dimensions);
-}
-
-std::string Options::choice(std::string_view name, const std::vector<std::string>& choices) const {
-  return parse_choice("--" + std::string(name), value(name), choices);
 }
 
 bool Options::verbose() const {

@@ -1,10 +1,12 @@
 // Command-line options of a program in the one vocabulary (README "Command-line conventions"): declared
 // once (name, value name, help, default), parsed by CLI11 from argv as "--key value" or "--key=value",
 // printed as --help text with the shared PROXY_* footer. Every program gets --help, --version ("NAME
-// (proxy) X.Y.Z") and --show-config (every effective setting with its source). Unknown options, missing
-// values and stray arguments throw apps::UsageError naming them. Typed getters parse through
-// apps/parse.hpp (sizes take K/M/G, lists commas) so their errors name the option and the bad value.
-// Plain object: use it from one thread.
+// (proxy) X.Y.Z") and --show-config (every effective setting with its source). An option's constraints
+// are declared with it (range, suffixes, one_of, list) and checked by CLI11's validators while parsing
+// (CLI::Range, CLI::AsSizeValue, CLI::IsMember, delimiter ','), defaults included, so a bad value fails
+// at parse() as one UsageError naming the option and the value ("--iters: Value 0 not in range 1 to
+// 1073741823"). Unknown options, missing values, repeated options and stray arguments throw UsageError
+// naming them. Plain object: use it from one thread.
 #pragma once
 
 #include <array>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace apps {
@@ -24,6 +27,15 @@ class Options {
   // An option taking a value. Without a default the option is absent unless given (see given()).
   Options& option(std::string name, std::string value_name, std::string help,
                   std::optional<std::string> default_value = std::nullopt);
+  // Constraints of the option declared last, checked for each value (each item of a list):
+  Options& range(long long min, long long max);  // an integer in [min, max] (CLI::Range)
+  Options& real_range(double min, double max);   // a finite number in [min, max]
+  Options& number();                             // any finite number
+  // An integer with an optional suffix K, M or G, powers of 1024 (CLI::AsSizeValue): "--size 4K" is 4096.
+  Options& suffixes();
+  Options& one_of(std::vector<std::string> choices);  // CLI::IsMember
+  Options& list();                                    // comma-separated values (CLI11's delimiter)
+
   // A switch without a value ("--verify").
   Options& flag(std::string name, std::string help);
   // A hidden old spelling of a declared option ("iterations" for "iters"): accepted, not listed in --help.
@@ -43,17 +55,17 @@ class Options {
   bool given(std::string_view name) const;           // on the command line
   bool has(std::string_view name) const;             // given or defaulted
   bool flag_set(std::string_view name) const;        // a flag that was given
-  // The value (given or default); throws UsageError "missing required option --name" when there is none.
+  // The value as written (given or default); throws UsageError "missing required option --name" when
+  // there is none.
   const std::string& value(std::string_view name) const;
 
-  // Typed getters: "--name must be at least 1, got '0'" and the like.
-  long long integer(std::string_view name, long long min = -(1LL << 62), long long max = (1LL << 62)) const;
-  double real(std::string_view name, double min = -1e300, double max = 1e300) const;
-  std::size_t size(std::string_view name) const;
-  // An integer count with an optional K/M/G suffix (powers of 1024), in [min, max].
-  long long count(std::string_view name, long long min = 0, long long max = (1LL << 62)) const;
+  // The checked values (suffixes applied, a list split), as declared; the same UsageError when there is none.
+  const std::vector<std::string>& values(std::string_view name) const;
+  long long integer(std::string_view name) const;  // declared with range()
+  double real(std::string_view name) const;        // declared with real_range() or number()
+  std::vector<long long> integers(std::string_view name) const;  // a list() of integers
+  // A process geometry ("2x2x1", apps/parse.hpp): CLI11 has no validator for it.
   std::vector<int> geometry(std::string_view name, int dimensions) const;
-  std::string choice(std::string_view name, const std::vector<std::string>& choices) const;
 
   // --verbose given (when declared) or PROXY_VERBOSE set to anything but 0.
   bool verbose() const;
@@ -76,12 +88,22 @@ class Options {
     std::optional<std::string> given;
     bool is_flag = false;
     bool seen = false;
+    // Constraints, applied to CLI11's option by parse().
+    std::optional<std::pair<long long, long long>> integer_range;
+    std::optional<std::pair<double, double>> real_range;
+    bool suffixes = false;
+    bool list = false;
+    std::vector<std::string> choices;
+    std::vector<std::string> checked;  // the values after CLI11's validators
   };
+  Spec& last();
   Spec* find(std::string_view name);
   const Spec* find(std::string_view name) const;
   const Spec& spec(std::string_view name) const;
-  // argv with old spellings renamed; throws for a value given to a flag ("--verify=yes").
-  std::vector<std::string> normalised(int argc, const char* const* argv) const;
+  // argv with old spellings renamed; throws for a value given to a flag ("--verify=yes") and for an
+  // option given twice (CLI11 cannot tell two --sizes from one list of two).
+  // Records each option's text as written (Spec::given).
+  std::vector<std::string> normalised(int argc, const char* const* argv);
 
   std::string program_;
   std::string summary_;
