@@ -135,6 +135,9 @@ TEST(AppsOptions, SizesListsAndChoices) {
   EXPECT_EQ(refusal({"--bytes", "0"}), "--bytes: Value 0 not in range 1 to 1073741824");
   EXPECT_EQ(refusal({"--modes", "sync,fast"}), "--modes: fast not in {sync,async,proxy}");
   EXPECT_EQ(refusal({"--n", "64,0,2"}), "--n: Value 0 not in range 1 to 1048576");
+  EXPECT_EQ(refusal({"--n", "64,,2"}), "--n: empty item in '64,,2'");
+  EXPECT_EQ(refusal({"--modes", "sync,"}), "--modes: empty item in 'sync,'");
+  EXPECT_EQ(refusal({"--modes", ",sync"}), "--modes: empty item in ',sync'");
 }
 
 TEST(AppsParse, Geometries) {

@@ -253,6 +253,10 @@ bool Options::parse(int argc, const char* const* argv) {
   for (auto& [s, o] : declared) {
     s->seen = o->count() > 0;
     if (s->is_flag) continue;
+    // CLI11's delimiter drops empty items; "8,,64" or "8,64," is a typo, not a shorter list.
+    if (s->list && s->given && !s->given->empty() &&
+        (s->given->front() == ',' || s->given->back() == ',' || s->given->find(",,") != std::string::npos))
+      throw UsageError("--" + s->name + ": empty item in '" + *s->given + "'");
     // A default goes through the same validators (as<> applies them to default_str).
     try {
       if (s->seen || s->default_value) s->checked = o->as<std::vector<std::string>>();
