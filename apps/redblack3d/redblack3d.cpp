@@ -148,7 +148,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   const bool verbose = options.verbose();
   apps::note_omp_threads(kProgram, options, env, settings.mode, settings.threads);
   if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
-  apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
+  apps::Provenance provenance = apps::collect_provenance(argc, argv);  // time and load of the start
   if (node_width == 0) node_width = env.node().size;
 
   settings.on_placement = apps::placement_notices(

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <cblas.h>
 
 #include <apps/common.hpp>
 #include <proxy/environment.hpp>
@@ -140,8 +139,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                                 : "--m " + std::to_string(problem.m) + " --n " + std::to_string(problem.n) +
                                       " --k " + std::to_string(problem.k);
   proxy::harness::check_memory(env.world(), sizes, summa::bytes_per_rank(problem), env.node().size);
-  apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
-  provenance.blas = apps::linked_library(reinterpret_cast<const void*>(&cblas_dgemm));
+  apps::Provenance provenance = apps::collect_provenance(argc, argv);  // time and load of the start
   if (!output.empty()) {
     // Before any computation: a bad file (directory, permission, another program's CSV) fails here, on
     // every rank.
