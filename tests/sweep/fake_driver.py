@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "apps"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "apps"))  # a copy elsewhere: PYTHONPATH
 from toolkit import provenance  # noqa: E402  (the schema's field names and CSV spelling)
 
 MODE_FACTOR = {"sync": 1.0, "async": 0.8, "mt": 0.9, "proxy": 0.6}

@@ -9,7 +9,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import COMPARE, COMPARE_PANELS, FAKE, RUN_OVERLAP, SWEEP, read_csv, read_jsonl, run
+from support import COMPARE, COMPARE_PANELS, FAKE, ROOT, RUN_OVERLAP, SWEEP, read_csv, read_jsonl, run
 
 # A launcher stand-in: appends its name and arguments (one JSON line) to $FAKE_LAUNCH_LOG, then runs the
 # program after its own options once, as rank 0 of the -n it was given.
@@ -67,7 +67,9 @@ class TestLaunch(unittest.TestCase):
             (folder / name).chmod(0o755)
         self.log = self.dir / "launch.log"
         self.env = {k: v for k, v in os.environ.items() if k not in ("MPIEXEC", "SLURM_JOB_ID", "SLURM_MPI_TYPE")}
-        self.env.update(FAKE_LAUNCH_LOG=str(self.log), PATH=f"{self.path}:{os.environ['PATH']}")
+        # PYTHONPATH: the copied fake driver finds the schema (apps/toolkit) as the one in tests/sweep does.
+        self.env.update(FAKE_LAUNCH_LOG=str(self.log), PATH=f"{self.path}:{os.environ['PATH']}",
+                        PYTHONPATH=str(ROOT / "apps"))
 
     def tearDown(self):
         self.tmp.cleanup()
