@@ -72,7 +72,7 @@ apps::Options make_options() {
       "converged relative_residual true_residual error total_s compute_s comm_s wait_s comm_percent iter_ms\n"
       "ideal_proxy_s node_width verify verified serial_iterations history_difference max_difference\n"
       "proxy_placement progress oversubscribed placement, then the provenance (prov_* columns in CSV, a\n"
-      "\"provenance\" object in JSON).");
+      "\"provenance\" object in JSON; fields: docs/provenance.md).");
   return options;
 }
 
