@@ -224,6 +224,18 @@ class TestSweep(unittest.TestCase):
         self.assertEqual((row["provenance"]["host"], row["provenance_differs"]), ("node1", ["host"]))
         self.assertEqual(read_csv(self.out / "summary.csv")[0]["provenance_differs"], '["host"]')
 
+    def test_unreadable_provenance_fails_the_run(self):
+        """A CSV record whose prov_* cell is not what the schema says fails its run, naming the file, the
+        line and the column (never a traceback)."""
+        stderr = self.sweep("--driver", FAKE, "--ranks", "1", "--param", "mode", "sync", "--reps", "1",
+                            "--record-format", "csv", expect=1,
+                            env=dict(self.env, FAKE_DRIVER_PROVENANCE='{"cores": "x"}'))
+        self.assertNotIn("Traceback", stderr)
+        row = read_csv(self.out / "summary.csv")[0]
+        self.assertEqual(row["status"], "failed")
+        self.assertRegex(row["failure"], r"/mode=sync,ranks=1-rep1\.[0-9]+\.csv:2: column prov_cores \"'x'\" is "
+                                         r"not JSON: Expecting value")
+
     @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
     def test_redblack3d(self):
         """The real driver: 2 modes, tiny grid, 2 ranks, verified; the summary carries its fields and the
