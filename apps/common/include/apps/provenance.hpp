@@ -27,8 +27,8 @@ struct Provenance {
   std::string blas;               // the BLAS library the program runs with, "none" without one (see linked_library)
   std::string os;                 // uname and /etc/os-release: "Linux 6.1.0-18-amd64 x86_64 (Debian GNU/Linux 12 (bookworm))"
   std::string cpu_model;          // hwloc's CPUModel of the first package ("Intel(R) Xeon(R) ..."), or "unknown"
-  int cores = 0;                  // physical cores of the machine (hwloc)
-  int cpus_bound = 0;             // hardware threads the process may run on when collected (its binding)
+  int cores = 0;                  // physical cores of the node the process's cpuset allows (hwloc)
+  int cpus_bound = 0;             // hardware threads the calling thread may run on when collected (its binding)
   std::vector<std::pair<std::string, std::string>> env;  // every PROXY_* and OMP_* variable, sorted
   std::optional<double> load_1m;                         // 1-minute load average; none where unknown
   std::string placement;                                 // the placement description of the writing rank
