@@ -80,7 +80,7 @@ apps::Options make_options() {
       "converged relative_residual true_residual error total_s compute_s comm_s wait_s comm_percent iter_ms\n"
       "ideal_proxy_s node_width verify verified serial_iterations history_difference max_difference\n"
       "proxy_placement progress oversubscribed placement, then the provenance (prov_* columns in CSV, a\n"
-      "\"provenance\" object in JSON).");
+      "\"provenance\" object in JSON; fields: docs/provenance.md).");
   return options;
 }
 
@@ -205,7 +205,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   const bool verbose = options.verbose();
   apps::note_omp_threads(kProgram, options, env, settings.mode, settings.threads);
   if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
-  apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
+  apps::Provenance provenance = apps::collect_provenance(argc, argv);  // time and load of the start
   const int node_width = env.node().size;
 
   settings.on_placement = apps::placement_notices(

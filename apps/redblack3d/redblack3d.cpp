@@ -81,8 +81,8 @@ apps::Options make_options() {
       "sync/async), the residual norm ||f - A u||_2 and the max error against the exact solution.\n"
       "Record fields: mode n nx ny nz geometry ranks threads_per_rank iters omega total_s compute_s\n"
       "comm_s wait_s comm_percent iter_ms ideal_proxy_s node_width proxy_cores residual error verify verified\n"
-      "max_difference proxy_placement progress oversubscribed placement, then the provenance (time_utc host commit\n"
-      "mpi compiler blas env load_1m placement: prov_* columns in CSV, a \"provenance\" object in JSON).");
+      "max_difference proxy_placement progress oversubscribed placement, then the provenance (prov_* columns in\n"
+      "CSV, a \"provenance\" object in JSON; fields: docs/provenance.md).");
   return options;
 }
 
@@ -166,7 +166,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   const bool verbose = options.verbose();
   apps::note_omp_threads(kProgram, options, env, settings.mode, settings.threads);
   if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
-  apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
+  apps::Provenance provenance = apps::collect_provenance(argc, argv);  // time and load of the start
   if (node_width == 0) node_width = env.node().size;
 
   settings.on_placement = apps::placement_notices(

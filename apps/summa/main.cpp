@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <cblas.h>
 
 #include <apps/common.hpp>
 #include <proxy/environment.hpp>
@@ -66,9 +65,9 @@ apps::Options declare_options() {
       "per node and s = 1 given to the proxy (thesis IV.B; the line under the table shows the numbers), then\n"
       "GFLOP/s (2mnk / total). --output records: mode, m, n, k, grid, panel, ranks,\n"
       "threads_per_rank, node_layout, panels, reps, total_s, compute_s, comm_s, wait_s, gflops,\n"
-      "ideal_proxy_s, bcast_on_node, bcast_off_node, max_rel_error, verified, then the provenance (time_utc,\n"
-      "host, commit, mpi, compiler, blas, env, load_1m, placement: prov_* columns in CSV, a \"provenance\"\n"
-      "object in JSON). OpenBLAS always runs one thread per caller (mt/proxy threads own the partitioning).\n"
+      "ideal_proxy_s, bcast_on_node, bcast_off_node, max_rel_error, verified, then the provenance (prov_* columns in\n"
+      "CSV, a \"provenance\" object in JSON; fields: docs/provenance.md). OpenBLAS always runs one thread per\n"
+      "caller (mt/proxy threads own the partitioning).\n"
       "Examples:\n"
       "  mpiexec -n 4 build/bin/summa --size 1024 --grid 2x2 --panel 128 --mode async --verify\n"
       "  mpiexec -n 1 build/bin/summa --m 2000 --n 1000 --k 500 --mode proxy --threads 1 --output runs.csv\n"
@@ -154,8 +153,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                                 : "--m " + std::to_string(problem.m) + " --n " + std::to_string(problem.n) +
                                       " --k " + std::to_string(problem.k);
   proxy::harness::check_memory(env.world(), sizes, summa::bytes_per_rank(problem), env.node().size);
-  apps::Provenance provenance = apps::collect_provenance();  // time and load of the start
-  provenance.blas = apps::linked_library(reinterpret_cast<const void*>(&cblas_dgemm));
+  apps::Provenance provenance = apps::collect_provenance(argc, argv);  // time and load of the start
   if (!output.empty()) {
     // Before any computation: a bad file (directory, permission, another program's CSV) fails here, on
     // every rank.

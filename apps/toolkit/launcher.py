@@ -1,14 +1,17 @@
 """The one launcher setting of every tool (brief, "The one launcher contract"): `--mpiexec CMD` (a command
 line, split like a shell would), else the environment variable MPIEXEC, else the wrapper the build wrote
 next to the driver (`<driver dir>/proxy-mpiexec`, the MPI the project was configured with and the flags it
-needs here), else plain `mpiexec` from PATH."""
+needs here), else plain `mpiexec` from PATH. Also what a tool knows of a launch that the program it starts
+cannot (launch_facts: the launcher's version, the Slurm job and PMI, the load after the run); the program's
+own provenance is in its record (toolkit/provenance.py)."""
 import os
 import re
 import shlex
 import shutil
+import subprocess
+from functools import lru_cache
 from pathlib import Path
 
-from . import provenance
 from .cli import UsageError
 
 WRAPPER = "proxy-mpiexec"
@@ -59,7 +62,7 @@ def srun_mpi(setting, driver, environ=None, setting_name="--srun-mpi"):
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", str(value)):
             raise UsageError(f"{source} '{value}' is not an srun MPI type (see srun --mpi=list: pmi2, pmix, none, ...)")
         return str(value), source
-    library = provenance.mpi_library(str(driver)) if driver else None
+    library = linked_mpi(str(driver)) if driver else None
     if library in SRUN_MPI_TYPES:
         return SRUN_MPI_TYPES[library], f"the driver's MPI, {library}"
     return None, "srun's default"
@@ -133,3 +136,62 @@ def check_srun_fits(what, tasks, cpus_per_task, nodes, capacity, options="--core
         raise UsageError(f"{what} needs {tasks} task(s) x {cpus_per_task} CPU(s) on {nodes} node(s), "
                          f"{per_node} CPUs per node, but {where} has {have_nodes} node(s) of {have_cpus} CPUs: "
                          f"srun would wait for ever (ask for more, or lower {options})")
+
+
+def _output(argv, timeout=20):
+    """stdout of a probe command, or None when it cannot run or fails (probes are best effort)."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+@lru_cache(maxsize=None)
+def linked_mpi(driver):
+    """'MPICH' or 'Open MPI': the MPI library the driver links (`ldd`), for choosing srun's PMI before
+    anything runs; None when it links neither (a script) or ldd is missing."""
+    links = _output(["ldd", driver]) or ""
+    return "MPICH" if "libmpich" in links else ("Open MPI" if re.search(r"libmpi\.so", links) else None)
+
+
+@lru_cache(maxsize=None)
+def launcher_version(launcher):
+    """'srun (slurm) 22.05.8', 'mpiexec (Hydra) 4.0.2', 'mpirun (Open MPI) 4.1.4', else the first line the
+    launcher (a tuple of words) prints for --version; None when it prints nothing."""
+    if not launcher:
+        return None
+    text = _output(list(launcher) + ["--version"]) or ""
+    name = os.path.basename(launcher[0])
+    for pattern, kind in ((r"^\s*slurm(?:-wlm)?\s+([0-9][\w.]*)", "slurm"), (r"\(Open(?:RTE| MPI)\)\s*([0-9][\w.]*)", "Open MPI"),
+                          (r"HYDRA[\s\S]*?Version:\s*([0-9][\w.]*)", "Hydra")):
+        match = re.search(pattern, text)
+        if match:
+            return f"{name} ({kind}) {match.group(1)}"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else None
+
+
+def load():
+    """The 1-minute load average (None where the platform has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def launch_facts(launcher, environ, mpi_type=None):
+    """What a tool knows of a launch that the program does not (its provenance says the rest): the
+    launcher's version, SLURM_JOB_ID, the PMI srun was given (mpi_type, else SLURM_MPI_TYPE); load_1m_after
+    is filled by after_launch. Keys: LAUNCH_FIELDS."""
+    return {"launcher": launcher_version(tuple(launcher)), "slurm_job_id": environ.get("SLURM_JOB_ID"),
+            "slurm_mpi_type": mpi_type or environ.get("SLURM_MPI_TYPE"), "load_1m_after": None}
+
+
+LAUNCH_FIELDS = ("launcher", "slurm_job_id", "slurm_mpi_type", "load_1m_after")
+
+
+def after_launch(facts):
+    """Completes launch_facts with the load just after the run."""
+    facts["load_1m_after"] = load()
+    return facts

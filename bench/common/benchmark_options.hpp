@@ -2,7 +2,8 @@
 // --help, --version and --show-config are answered first (before benchmark::Initialize runs anything, and
 // before any rank-count check), the program's own options go through apps::Options, Google Benchmark's
 // flags (--benchmark_*, --v=) through benchmark::Initialize, and whatever neither knows is a usage error:
-// one line naming it, exit 2. Main thread only.
+// one line naming it, exit 2. A run's provenance (apps/provenance.hpp) goes into Google Benchmark's
+// context as "prov_<field>" keys, the strings of a CSV record's prov_* columns. Main thread only.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -15,6 +16,7 @@
 
 #include "apps/exit_codes.hpp"
 #include "apps/options.hpp"
+#include "apps/provenance.hpp"
 #include "apps/usage_error.hpp"
 #include "format_reporter.hpp"  // split_arguments
 
@@ -25,10 +27,17 @@ inline constexpr std::string_view kBenchmarkFlagsHelp =
     "Google Benchmark flags pass through: --benchmark_filter=REGEX, --benchmark_format=console|json|csv,\n"
     "--benchmark_out=FILE, --benchmark_min_time=Ts, --benchmark_repetitions=N, --benchmark_list_tests, ...";
 
+// This run's provenance into Google Benchmark's context (JSON "context", console header): one
+// "prov_<field>" key per field, the strings a CSV record's prov_* columns hold. Before
+// RunSpecifiedBenchmarks; main's argc and argv.
+inline void add_provenance_context(int argc, char** argv) {
+  for (const auto& [key, value] : apps::collect_provenance(argc, argv).flat()) benchmark::AddCustomContext(key, value);
+}
+
 // Parses argv (`rank`: who prints; -1 before MPI is up counts as rank 0). Returns main's exit status when
 // the program stops here: --help/--version/--show-config printed by rank 0 (0), a usage error's line
 // printed by rank 0 (2). Returns nullopt to run: `theirs` then holds the program name and Google
-// Benchmark's flags, ready for initialize().
+// Benchmark's flags, ready for initialize(), and the context holds the provenance of this run.
 inline std::optional<int> parse_arguments(apps::Options& options, int rank, int argc, char** argv,
                                           std::vector<char*>& theirs) {
   std::vector<char*> ours;
@@ -46,6 +55,7 @@ inline std::optional<int> parse_arguments(apps::Options& options, int rank, int 
     if (printer) std::fputs(options.show_config().c_str(), stdout);
     return apps::kExitSuccess;
   }
+  add_provenance_context(argc, argv);
   static std::string name;  // Google Benchmark keeps argv[0]; its error lines start with it
   name = options.program();
   theirs[0] = name.data();

@@ -315,7 +315,7 @@ int run(proxy::Environment& environment, int argc, char** argv) {
                           [&] { settings = validate(options, environment.size()); }))
     return apps::kExitSuccess;
   if (apps::answer_show_config(options, environment.rank())) return apps::kExitSuccess;
-  settings.provenance = apps::collect_provenance();
+  settings.provenance = apps::collect_provenance(argc, argv);
   // Before any measurement: a bad --output ends every rank now with one line (exit 2), not after the work,
   // and not with one rank gone while the others wait in the set-up.
   if (!settings.output.empty())

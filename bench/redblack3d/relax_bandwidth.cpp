@@ -25,6 +25,7 @@
 
 #include "redblack3d/kernel.hpp"
 #include "redblack3d/problem.hpp"
+#include "benchmark_options.hpp"  // add_provenance_context
 #include "format_reporter.hpp"
 
 namespace {
@@ -146,6 +147,7 @@ int run(int argc, char** argv) {
     benchmark::RegisterBenchmark("BM_RelaxSweep", BM_RelaxSweep)->Arg(threads)->UseRealTime()->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("BM_StreamCopy", BM_StreamCopy)->Arg(threads)->UseRealTime()->Unit(benchmark::kMillisecond);
   }
+  bench::add_provenance_context(argc, argv);
   int count = static_cast<int>(theirs.size());
   RatioReporter reporter(bench::benchmark_flag(count, theirs.data(), "format", "console"),
                          bench::benchmark_flag(count, theirs.data(), "color", "auto"));

@@ -25,6 +25,7 @@
 #include "summa/blas_threads.hpp"
 #include "summa/generator.hpp"
 #include "summa/local_multiply.hpp"
+#include "benchmark_options.hpp"  // add_provenance_context
 #include "format_reporter.hpp"
 
 namespace {
@@ -137,6 +138,7 @@ int run_program(int argc, char** argv) {
     std::fputs(options.show_config().c_str(), stdout);
     return apps::kExitSuccess;
   }
+  bench::add_provenance_context(argc, argv);
   int count = static_cast<int>(theirs.size());
   register_shapes(n, bench::benchmark_flag(count, theirs.data(), "min_time", "") != "");
   RatioReporter reporter(bench::benchmark_flag(count, theirs.data(), "format", "console"),

@@ -107,31 +107,52 @@ TEST(Provenance, RecordsCarryEveryFieldNestedInJsonAndFlatInCsv) {
   apps::Provenance p;
   p.time_utc = "2026-11-23T12:30:05Z";
   p.host = "h";
+  p.argv = {"redblack3d", "--n", "a \"b\""};
   p.commit = "abc-dirty";
-  p.mpi = "MPICH Version: 4.0.2";
+  p.build_type = "Release";
+  p.build_flags = "-O3 -DNDEBUG";
   p.compiler = "GCC 12";
+  p.mpi = "MPICH 4.0.2";
+  p.hwloc = "2.9.0";
   p.blas = "none";
+  p.os = "Linux 6.1 x86_64";
+  p.cpu_model = "CPU";
+  p.cores = 8;
+  p.cpus_bound = 2;
   p.env = {{"OMP_NUM_THREADS", "2"}, {"PROXY_WAIT_POLICY", "block"}};
   p.load_1m = 0.5;
   p.placement = "proxy core 1";
   apps::RunRecord record;
   record.set("mode", "sync").set_provenance(p);
   EXPECT_EQ(record.json(),
-            "{\"mode\":\"sync\",\"provenance\":{\"time_utc\":\"2026-11-23T12:30:05Z\",\"host\":\"h\",\"commit\":"
-            "\"abc-dirty\",\"mpi\":\"MPICH Version: 4.0.2\",\"compiler\":\"GCC 12\",\"blas\":\"none\",\"env\":"
-            "{\"OMP_NUM_THREADS\": \"2\", \"PROXY_WAIT_POLICY\": \"block\"},\"load_1m\":0.5,\"placement\":"
-            "\"proxy core 1\"}}");
+            "{\"mode\":\"sync\",\"provenance\":{\"time_utc\":\"2026-11-23T12:30:05Z\",\"host\":\"h\",\"argv\":"
+            "[\"redblack3d\", \"--n\", \"a \\\"b\\\"\"],\"commit\":\"abc-dirty\",\"build_type\":\"Release\","
+            "\"build_flags\":\"-O3 -DNDEBUG\",\"compiler\":\"GCC 12\",\"mpi\":\"MPICH 4.0.2\",\"hwloc\":\"2.9.0\","
+            "\"blas\":\"none\",\"os\":\"Linux 6.1 x86_64\",\"cpu_model\":\"CPU\",\"cores\":8,\"cpus_bound\":2,"
+            "\"env\":{\"OMP_NUM_THREADS\": \"2\", \"PROXY_WAIT_POLICY\": \"block\"},\"load_1m\":0.5,"
+            "\"placement\":\"proxy core 1\"}}");
   EXPECT_EQ(record.csv_header(),
-            "mode,prov_time_utc,prov_host,prov_commit,prov_mpi,prov_compiler,prov_blas,prov_env,prov_load_1m,"
+            "mode,prov_time_utc,prov_host,prov_argv,prov_commit,prov_build_type,prov_build_flags,prov_compiler,"
+            "prov_mpi,prov_hwloc,prov_blas,prov_os,prov_cpu_model,prov_cores,prov_cpus_bound,prov_env,prov_load_1m,"
             "prov_placement");
-  EXPECT_EQ(record.csv_row(), "sync,2026-11-23T12:30:05Z,h,abc-dirty,MPICH Version: 4.0.2,GCC 12,none,"
-                              "\"{\"\"OMP_NUM_THREADS\"\": \"\"2\"\", \"\"PROXY_WAIT_POLICY\"\": \"\"block\"\"}\","
-                              "0.5,proxy core 1");
-  const apps::Provenance live = apps::collect_provenance();
+  EXPECT_EQ(record.csv_row(),
+            "sync,2026-11-23T12:30:05Z,h,\"[\"\"redblack3d\"\", \"\"--n\"\", \"\"a \\\"\"b\\\"\"\"\"]\",abc-dirty,"
+            "Release,-O3 -DNDEBUG,GCC 12,MPICH 4.0.2,2.9.0,none,Linux 6.1 x86_64,CPU,8,2,"
+            "\"{\"\"OMP_NUM_THREADS\"\": \"\"2\"\", \"\"PROXY_WAIT_POLICY\"\": \"\"block\"\"}\",0.5,proxy core 1");
+  p.load_1m.reset();
+  EXPECT_NE(p.json().find("\"load_1m\":null,"), std::string::npos) << p.json();
+  const char* argv[] = {"program", "--flag"};
+  const apps::Provenance live = apps::collect_provenance(2, argv);
   EXPECT_EQ(live.time_utc.size(), 20u);
   EXPECT_FALSE(live.host.empty());
+  EXPECT_EQ(live.argv, (std::vector<std::string>{"program", "--flag"}));
   EXPECT_FALSE(live.commit.empty());
   EXPECT_NE(live.compiler.find(__VERSION__), std::string::npos);
+  EXPECT_TRUE(live.mpi.starts_with("MPICH ") || live.mpi.starts_with("Open MPI ")) << live.mpi;
+  EXPECT_EQ(live.blas, "none");  // this test links no BLAS
+  EXPECT_GE(live.cores, 1);
+  EXPECT_GE(live.cpus_bound, 1);
+  EXPECT_NE(live.cpu_model, "");
   bool found = false;
   for (const auto& [name, value] : live.env) found = found || (name == "PROXY_WAIT_POLICY" && value == "block");
   EXPECT_TRUE(found);

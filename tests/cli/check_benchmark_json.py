@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Runs a Google Benchmark program with --benchmark_format=json and --benchmark_out=OUT and checks that
-its stdout and OUT both parse as JSON with at least one benchmark (no console text, no colour codes).
+its stdout and OUT both parse as JSON with at least one benchmark (no console text, no colour codes), and
+that the context carries the run's provenance (docs/provenance.md: every prov_<field>, argv its command).
 usage: check_benchmark_json.py --out OUT -- PROGRAM ARGS..."""
 import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "apps"))
+from toolkit import provenance  # noqa: E402  (the schema's field names)
 
 
 def main():
@@ -29,6 +34,12 @@ def main():
             return 1
         if not document.get("benchmarks"):
             print(f"{name}: no benchmarks in the JSON")
+            return 1
+        context = document.get("context", {})
+        missing = [field for field in provenance.FIELDS if f"prov_{field}" not in context]
+        if missing or json.loads(context["prov_argv"]) != command:
+            print(f"{name}: context lacks provenance {missing} or its prov_argv {context.get('prov_argv')} is not "
+                  f"the command line {command}")
             return 1
         print(f"{name}: JSON with {len(document['benchmarks'])} benchmark(s)")
     return 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs redblack3d and summa once with a CSV and once with a JSON Lines --output and checks that every
-record carries the provenance fields under the toolkit's names: nested under "provenance" in JSON,
-flat prov_* columns in CSV (env as JSON text there). Exit 0 when all hold, 1 with the reasons."""
+record carries every provenance field of docs/provenance.md: nested under "provenance" in JSON, flat prov_*
+columns in CSV (argv and env as JSON text there). Exit 0 when all hold, 1 with the reasons."""
 import argparse
 import csv
 import json
@@ -11,17 +11,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-FIELDS = ("time_utc", "host", "commit", "mpi", "compiler", "blas", "env", "load_1m", "placement")
+FIELDS = ("time_utc", "host", "argv", "commit", "build_type", "build_flags", "compiler", "mpi", "hwloc", "blas",
+          "os", "cpu_model", "cores", "cpus_bound", "env", "load_1m", "placement")
 RUNS = {"redblack3d": ["--n", "8", "--iters", "2"],
         "summa": ["--size", "32", "--panel", "8", "--reps", "1"]}
 
 
-def check_provenance(program, provenance, problems):
-    """Appends to problems what is missing or wrong in one record's provenance (a dict of fields)."""
-    for field in FIELDS:
-        if field not in provenance:
-            problems.append(f"{program}: no provenance field {field}")
-    for field in ("time_utc", "host", "commit", "mpi", "compiler", "blas", "placement"):
+def check_provenance(program, provenance, command, problems):
+    """Appends to problems what is missing or wrong in one record's provenance (a dict of fields);
+    `command` is the program's command line (after the launcher)."""
+    if list(provenance) != list(FIELDS):
+        problems.append(f"{program}: provenance fields {list(provenance)}, expected {list(FIELDS)}")
+    if provenance.get("argv") != command:
+        problems.append(f"{program}: argv {provenance.get('argv')!r}, the command line was {command!r}")
+    for field in ("time_utc", "host", "commit", "build_type", "compiler", "mpi", "hwloc", "blas", "os", "cpu_model",
+                  "cores", "cpus_bound", "placement"):
         if not provenance.get(field):
             problems.append(f"{program}: provenance {field} is empty")
     if not str(provenance.get("time_utc", "")).endswith("Z"):
@@ -43,7 +47,8 @@ def csv_record(path):
     if len(rows) != 1:
         raise ValueError(f"{path}: {len(rows)} records, expected 1")
     provenance = {key[len("prov_"):]: value for key, value in rows[0].items() if key.startswith("prov_")}
-    provenance["env"] = json.loads(provenance.get("env") or "null")
+    for field in ("argv", "env", "cores", "cpus_bound"):
+        provenance[field] = json.loads(provenance.get(field) or "null")
     return provenance
 
 
@@ -69,12 +74,12 @@ def main():
         for extension, read in ((".csv", csv_record), (".json", json_record)):
             output = args.folder / f"{program}{extension}"
             output.unlink(missing_ok=True)
-            command = shlex.split(args.mpiexec) + [getattr(args, program)] + options + ["--output", str(output)]
-            done = subprocess.run(command, capture_output=True, text=True, timeout=240)
+            own = [getattr(args, program)] + options + ["--output", str(output)]
+            done = subprocess.run(shlex.split(args.mpiexec) + own, capture_output=True, text=True, timeout=240)
             if done.returncode != 0:
                 problems.append(f"{program}: exit {done.returncode}: {done.stderr.strip()}")
                 continue
-            check_provenance(f"{program}{extension}", read(output), problems)
+            check_provenance(f"{program}{extension}", read(output), own, problems)
     for problem in problems:
         print(problem)
     print("provenance: ok" if not problems else f"provenance: {len(problems)} problem(s)")

@@ -14,12 +14,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "sweep"))
 from support import COMPARE, COMPARE_PANELS, REDBLACK3D, ROOT, SUMMA, SWEEP, BIN, built, read_csv, read_jsonl, run  # noqa: E402
-from toolkit import provenance  # noqa: E402  (support put apps/ on the path)
+from toolkit import launcher  # noqa: E402  (support put apps/ on the path)
 
 SPEC = ROOT / "apps" / "sweeps" / "thesis-pairing.toml"
 REDBLACK3D = REDBLACK3D.resolve()  # batch scripts and srun run in other folders
 PROXY_INFO = (BIN / "proxy-info").resolve()
-MPI = provenance.mpi_library(str(REDBLACK3D)) if built(REDBLACK3D) else None
+MPI = launcher.linked_mpi(str(REDBLACK3D)) if built(REDBLACK3D) else None
 PMI = {"MPICH": "pmi2", "Open MPI": "pmix"}.get(MPI)
 TIMEOUT = 150  # seconds for any one command (each waits at most this long)
 
@@ -71,9 +71,9 @@ class TestSlurm(unittest.TestCase):
                          [("sync", 2, 1, True), ("async", 2, 1, True), ("mt", 1, 2, True), ("proxy", 1, 1, True)])
         self.assertTrue(all(e["command"].startswith("srun -n ") and f"--mpi={PMI}" in e["command"] for e in entries))
         rows = read_csv(out / "summary.csv")
-        self.assertEqual({r["prov_slurm_mpi_type"] for r in rows}, {PMI})
-        self.assertEqual(len({r["prov_slurm_job_id"] for r in rows}), 1)
-        self.assertRegex(rows[0]["prov_launcher"], r"^srun \(slurm\) 2[0-9]\.")
+        self.assertEqual({r["launch_slurm_mpi_type"] for r in rows}, {PMI})
+        self.assertEqual(len({r["launch_slurm_job_id"] for r in rows}), 1)
+        self.assertRegex(rows[0]["launch_launcher"], r"^srun \(slurm\) 2[0-9]\.")
         self.assertTrue(rows[0]["prov_mpi"].startswith(MPI + " "), rows[0]["prov_mpi"])
 
     def test_docs_spec_runs_under_both_launchers(self):

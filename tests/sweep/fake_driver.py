@@ -5,15 +5,41 @@ driver does on bad input (`fake_driver: error: ...`, exit 1). Launched through m
 it; only rank 0 (PMI_RANK or OMPI_COMM_WORLD_RANK) writes, as the real drivers do. FAKE_DRIVER_LOG names a file to which rank 0
 appends one line per invocation (so tests can count reruns); FAKE_DRIVER_SLEEP delays each run;
 FAKE_DRIVER_STARTED names a file to which rank 0 appends a line when a run starts (before the delay);
-FAKE_DRIVER_PROVENANCE (JSON) is recorded as the record's provenance, as the real drivers record theirs."""
+Every record carries a provenance in the drivers' schema (docs/provenance.md: every field, in order; flat
+prov_* columns in CSV); FAKE_DRIVER_PROVENANCE (a JSON object) replaces some of its fields."""
 import argparse
 import csv
+import datetime
 import json
 import os
+import platform
+import socket
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "apps"))  # a copy elsewhere: PYTHONPATH
+from toolkit import provenance  # noqa: E402  (the schema's field names and CSV spelling)
 
 MODE_FACTOR = {"sync": 1.0, "async": 0.8, "mt": 0.9, "proxy": 0.6}
+
+
+def own_provenance():
+    """What a real driver records of itself, every field of the schema; FAKE_DRIVER_PROVENANCE's fields
+    over it (a field the schema lacks is refused: the fake must follow the schema)."""
+    prov = {"time_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "host": socket.gethostname(), "argv": sys.argv, "commit": "fake", "build_type": "",
+            "build_flags": "", "compiler": f"Python {platform.python_version()}", "mpi": "none", "hwloc": "none",
+            "blas": "none", "os": f"{platform.system()} {platform.release()} {platform.machine()}",
+            "cpu_model": "unknown", "cores": os.cpu_count() or 0, "cpus_bound": len(os.sched_getaffinity(0)),
+            "env": {k: os.environ[k] for k in sorted(os.environ) if k.startswith(("PROXY_", "OMP_"))},
+            "load_1m": round(os.getloadavg()[0], 2), "placement": "unknown"}
+    overrides = json.loads(os.environ.get("FAKE_DRIVER_PROVENANCE") or "{}")
+    unknown = sorted(set(overrides) - set(provenance.FIELDS))
+    if unknown:
+        raise SystemExit(f"fake_driver: error: FAKE_DRIVER_PROVENANCE: no provenance field {', '.join(unknown)}")
+    assert list(prov) == list(provenance.FIELDS), "the fake's provenance follows the schema's order"
+    return dict(prov, **overrides)
 
 
 def main():
@@ -49,11 +75,11 @@ def main():
               "ranks": ranks, "threads_per_rank": args.threads, "iters": args.iters,
               "total_s": total, "compute_s": 0.6 * total, "comm_s": 0.3 * total, "wait_s": 0.1 * total,
               "verified": args.verify}
-    if os.environ.get("FAKE_DRIVER_PROVENANCE"):  # what a real driver records of itself (JSON)
-        record["provenance"] = json.loads(os.environ["FAKE_DRIVER_PROVENANCE"])
     if args.mode in ("sync", "async"):
         record["ideal_proxy_s"] = max((total - 0.3 * total) * 2 / 1, 0.3 * total) / 2
+    record["provenance"] = own_provenance()
     if args.output.endswith(".csv"):
+        record = dict({k: v for k, v in record.items() if k != "provenance"}, **provenance.flat(record["provenance"]))
         new = not os.path.exists(args.output)
         with open(args.output, "a", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(record))

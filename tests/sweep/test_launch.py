@@ -9,7 +9,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import COMPARE, COMPARE_PANELS, FAKE, RUN_OVERLAP, SWEEP, read_csv, read_jsonl, run
+from support import COMPARE, COMPARE_PANELS, FAKE, ROOT, RUN_OVERLAP, SWEEP, read_csv, read_jsonl, run
 
 # A launcher stand-in: appends its name and arguments (one JSON line) to $FAKE_LAUNCH_LOG, then runs the
 # program after its own options once, as rank 0 of the -n it was given.
@@ -67,7 +67,9 @@ class TestLaunch(unittest.TestCase):
             (folder / name).chmod(0o755)
         self.log = self.dir / "launch.log"
         self.env = {k: v for k, v in os.environ.items() if k not in ("MPIEXEC", "SLURM_JOB_ID", "SLURM_MPI_TYPE")}
-        self.env.update(FAKE_LAUNCH_LOG=str(self.log), PATH=f"{self.path}:{os.environ['PATH']}")
+        # PYTHONPATH: the copied fake driver finds the schema (apps/toolkit) as the one in tests/sweep does.
+        self.env.update(FAKE_LAUNCH_LOG=str(self.log), PATH=f"{self.path}:{os.environ['PATH']}",
+                        PYTHONPATH=str(ROOT / "apps"))
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -118,7 +120,7 @@ class TestLaunch(unittest.TestCase):
                          [("sync+async", "sync", "2", ""), ("sync+async", "async", "2", ""),
                           ("mt", "mt", "1", "2"), ("proxy", "proxy", "1", "1")])
         self.assertEqual([r["threads_per_rank"] for r in rows], ["1", "1", "2", "1"])  # the driver got them
-        self.assertTrue(all(r["prov_mpi"].endswith("9.9") for r in rows))  # srun --version, as provenance
+        self.assertEqual({r["launch_launcher"] for r in rows}, {"fake launcher Version: 9.9"})  # srun --version
 
     def test_ranks_started_as_separate_jobs_fail_the_point(self):
         """srun without the MPI's PMI runs a 2-rank point as two 1-rank jobs, each writing a record: the
@@ -126,7 +128,7 @@ class TestLaunch(unittest.TestCase):
         (self.path / "srun").write_text(SINGLETON_SRUN)
         out = self.dir / "singletons"
         env = dict(self.env, SLURM_JOB_ID="4242", SLURM_MPI_TYPE="none",
-                   FAKE_DRIVER_PROVENANCE='{"host": "node7", "mpi": "MPICH Version: 4.0.2"}')
+                   FAKE_DRIVER_PROVENANCE='{"host": "node7", "mpi": "MPICH 4.0.2"}')
         done = run([SWEEP, "--driver", self.driver, "--launcher", "srun", "--param", "mode", "sync", "--reps", "1",
                     "--ranks", "1", "2", "--out", out], env=env)
         self.assertEqual(done.returncode, 1, done.stderr)
@@ -138,10 +140,11 @@ class TestLaunch(unittest.TestCase):
         self.assertEqual((rows["1"]["status"], rows["2"]["status"]), ("ok", "failed"))
         self.assertEqual(rows["2"]["runs_ok"], "0")  # no median over the two 1-rank records
         self.assertTrue(rows["2"]["failure"].startswith("the run wrote 2 records, expected 1"))
-        # Provenance: where the driver ran and its MPI from its own record (not the launching host, not
-        # srun's version), srun's version and the Slurm job and MPI type beside them.
-        self.assertEqual([rows["1"][f"prov_{f}"] for f in ("host", "mpi", "launcher", "slurm_job_id", "slurm_mpi_type")],
-                         ["node7", "MPICH 4.0.2", "srun (slurm) 22.05.8", "4242", "none"])
+        # Provenance: where the driver ran and its MPI as its own record says (not the launching host, not
+        # srun's version); srun's version and the Slurm job and MPI type beside it, as launch facts.
+        self.assertEqual([rows["1"][f"prov_{f}"] for f in ("host", "mpi")], ["node7", "MPICH 4.0.2"])
+        self.assertEqual([rows["1"][f"launch_{f}"] for f in ("launcher", "slurm_job_id", "slurm_mpi_type")],
+                         ["srun (slurm) 22.05.8", "4242", "none"])
         # Each run's logged command reruns it into the record file it ended in (not the attempt file).
         commands = [e["command"] for e in read_jsonl(out / "state.jsonl")]
         self.assertEqual([c.split("--output ")[1] for c in commands],
@@ -177,7 +180,7 @@ class TestLaunch(unittest.TestCase):
             launches = self.sweep("--launcher", "srun", "--ranks", "2", "--out", out, *args, env=environ)
             self.assertEqual(launches[0][:4], ["srun", "-n", "2", f"--mpi={expected}"] if expected
                              else ["srun", "-n", "2", str(self.driver)])
-            self.assertEqual(read_csv(out / "summary.csv")[0]["prov_slurm_mpi_type"], expected or "")
+            self.assertEqual(read_csv(out / "summary.csv")[0]["launch_slurm_mpi_type"], expected or "")
         done = run([SWEEP, "--driver", self.driver, "--launcher", "srun", "--srun-mpi", "pmi 2", "--out",
                     self.dir / "bad"], env=self.env)
         self.assertEqual((done.returncode, done.stderr.strip()), (2, "sweep: error: --srun-mpi 'pmi 2' is not an srun "

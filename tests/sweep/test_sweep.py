@@ -15,8 +15,9 @@ from pathlib import Path
 
 from support import (FAKE, PLOT, REDBLACK3D, SWEEP, built, mpiexec, read_csv, read_jsonl, run)
 
-PROVENANCE = ["time_utc", "host", "commit", "mpi", "launcher", "slurm_job_id", "slurm_mpi_type", "compiler", "blas", "env",
-              "load_1m", "load_1m_after"]
+PROVENANCE = ["time_utc", "host", "argv", "commit", "build_type", "build_flags", "compiler", "mpi", "hwloc", "blas",
+              "os", "cpu_model", "cores", "cpus_bound", "env", "load_1m", "placement"]  # docs/provenance.md
+LAUNCH = ["launcher", "slurm_job_id", "slurm_mpi_type", "load_1m_after"]
 
 
 def fake_total(mode, n, panel, ranks):
@@ -172,26 +173,68 @@ class TestSweep(unittest.TestCase):
         self.assertEqual([(r["mode"], r["runs_ok"]) for r in rows], [("sync", "1"), ("mt", "1")])
 
     def test_provenance(self):
-        """Every state entry and summary row says when, where, commit, MPI, compiler, BLAS, the
-        PROXY_*/OMP_* settings and the load."""
+        """Every state entry keeps the provenance the driver wrote into its record, read and not rebuilt,
+        with the sweep's launch facts beside it; the summary carries the same object in JSON and the same
+        strings as the driver's CSV record in its prov_* columns; fields the reps disagree on are named."""
         env = dict(self.env, PROXY_WAIT_POLICY="block", OMP_NUM_THREADS="1", PROXY_TEST_MARK="x1")
-        self.sweep("--driver", FAKE, "--ranks", "2", "--param", "mode", "sync", "--reps", "1", env=env)
-        entry = read_jsonl(self.out / "state.jsonl")[0]
-        prov = entry["provenance"]
+        self.sweep("--driver", FAKE, "--ranks", "2", "--param", "mode", "sync", "--reps", "2", env=env)
+        entries = read_jsonl(self.out / "state.jsonl")
+        prov = entries[0]["provenance"]
         self.assertEqual(list(prov), PROVENANCE)
+        self.assertEqual(prov, read_jsonl(self.out / "raw" / "mode=sync,ranks=2-rep1.json")[0]["provenance"])
+        self.assertNotIn("provenance", entries[0]["records"][0])  # kept once, beside the records
         self.assertRegex(prov["time_utc"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
         self.assertEqual(prov["host"], socket.gethostname())
+        self.assertEqual((prov["argv"][0], prov["argv"][-2]), (str(FAKE), "--output"))  # its own command line
         self.assertEqual(prov["env"]["PROXY_TEST_MARK"], "x1")
         self.assertEqual(prov["env"]["OMP_NUM_THREADS"], "1")
         self.assertNotIn("FAKE_DRIVER_LOG", prov["env"])
-        self.assertIsInstance(prov["load_1m"], float)
-        self.assertIsInstance(prov["load_1m_after"], float)
+        self.assertEqual(list(entries[0]["launch"]), LAUNCH)
+        self.assertIsInstance(entries[0]["launch"]["load_1m_after"], float)
+        row = read_jsonl(self.out / "summary.json")[0]
+        self.assertEqual(row["provenance"], prov)  # the first rep's, as its driver wrote it
+        self.assertEqual(row["launch"], entries[0]["launch"])
+        self.assertEqual(row["provenance_differs"], [])
+        self.assertFalse([c for c in row if c.startswith("prov_")])  # no flattened copies in JSON
+        csv_row = read_csv(self.out / "summary.csv")[0]
+        self.assertEqual([c for c in csv_row if c.startswith("prov_")], [f"prov_{f}" for f in PROVENANCE])
+        self.assertEqual([c for c in csv_row if c.startswith("launch_")], [f"launch_{f}" for f in LAUNCH])
+        self.assertEqual(json.loads(csv_row["prov_env"])["PROXY_TEST_MARK"], "x1")
+        self.assertEqual(json.loads(csv_row["prov_argv"]), prov["argv"])
+        self.assertEqual(csv_row["provenance_differs"], "[]")
+        self.assertNotIn("provenance", csv_row)
+        # The driver's CSV records: the summary's prov_* cells are its cells, and the JSON object reads them back.
+        self.sweep("--driver", FAKE, "--ranks", "2", "--param", "mode", "sync", "--reps", "1",
+                   "--record-format", "csv", "--fresh", env=dict(env, FAKE_DRIVER_PROVENANCE='{"load_1m": 2.0}'))
+        record = read_csv(self.out / "raw" / "mode=sync,ranks=2-rep1.csv")[0]
+        csv_row = read_csv(self.out / "summary.csv")[0]
+        self.assertEqual({c: csv_row[c] for c in csv_row if c.startswith("prov_")},
+                         {c: record[c] for c in record if c.startswith("prov_")})
+        self.assertEqual(csv_row["prov_load_1m"], "2")
+        self.assertEqual(read_jsonl(self.out / "summary.json")[0]["provenance"]["load_1m"], 2)
+
+    def test_provenance_differs(self):
+        """Reps whose drivers say different hosts or commits (a rebuild between them, another node) are
+        not hidden: the summary keeps the first rep's provenance and names the fields that differ."""
+        self.sweep("--driver", FAKE, "--ranks", "1", "--param", "mode", "sync", "--reps", "1",
+                   env=dict(self.env, FAKE_DRIVER_PROVENANCE='{"host": "node1", "commit": "v1"}'))
+        self.sweep("--driver", FAKE, "--ranks", "1", "--param", "mode", "sync", "--reps", "2",
+                   env=dict(self.env, FAKE_DRIVER_PROVENANCE='{"host": "node2", "commit": "v1"}'))
+        row = read_jsonl(self.out / "summary.json")[0]
+        self.assertEqual((row["provenance"]["host"], row["provenance_differs"]), ("node1", ["host"]))
+        self.assertEqual(read_csv(self.out / "summary.csv")[0]["provenance_differs"], '["host"]')
+
+    def test_unreadable_provenance_fails_the_run(self):
+        """A CSV record whose prov_* cell is not what the schema says fails its run, naming the file, the
+        line and the column (never a traceback)."""
+        stderr = self.sweep("--driver", FAKE, "--ranks", "1", "--param", "mode", "sync", "--reps", "1",
+                            "--record-format", "csv", expect=1,
+                            env=dict(self.env, FAKE_DRIVER_PROVENANCE='{"cores": "x"}'))
+        self.assertNotIn("Traceback", stderr)
         row = read_csv(self.out / "summary.csv")[0]
-        for field in PROVENANCE:
-            self.assertIn(f"prov_{field}", row)
-        self.assertEqual(row["prov_host"], socket.gethostname())
-        self.assertEqual(json.loads(row["prov_env"])["PROXY_TEST_MARK"], "x1")
-        self.assertEqual(read_jsonl(self.out / "summary.json")[0]["prov_env"]["PROXY_TEST_MARK"], "x1")
+        self.assertEqual(row["status"], "failed")
+        self.assertRegex(row["failure"], r"/mode=sync,ranks=1-rep1\.[0-9]+\.csv:2: column prov_cores \"'x'\" is "
+                                         r"not JSON: Expecting value")
 
     @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
     def test_redblack3d(self):

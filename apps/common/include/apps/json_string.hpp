@@ -16,6 +16,8 @@ inline std::string json_string(const std::string& text) {
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;  // \b and \f as Python's json.dumps spells them (one set of strings)
+      case '\f': out += "\\f"; break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buffer[8];
