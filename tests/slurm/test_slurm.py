@@ -176,14 +176,15 @@ class TestSlurm(unittest.TestCase):
 
     def test_sweep_timeout_names_the_pending_reason(self):
         """Outside an allocation a point larger than the node (3 ranks, 2 CPUs) waits in the queue: at the
-        sweep's timeout the failure names the job's pending reason and what srun said."""
+        sweep's timeout the failure names the job's pending reason and what srun said. The timeout leaves a
+        loaded machine time to submit the job, schedule it once (which sets the reason) and print srun's line."""
         out = self.dir / "too-large"
         done = run([SWEEP, "--launcher", "srun", "--driver", REDBLACK3D, "--param", "n", "16", "--param", "iters", "2",
-                    "--ranks", str(os.cpu_count() + 1), "--reps", "1", "--timeout", "5", "--out", out],
+                    "--ranks", str(os.cpu_count() + 1), "--reps", "1", "--timeout", "20", "--out", out],
                    env=self.env, timeout=TIMEOUT)
         self.assertEqual(done.returncode, 1, done.stderr)
         failure = read_csv(out / "summary.csv")[0]["failure"]
-        self.assertRegex(failure, r"^timed out after 5 s: srun's job \d+ was still PENDING \(reason PartitionConfig\); "
+        self.assertRegex(failure, r"^timed out after 20 s: srun's job \d+ was still PENDING \(reason PartitionConfig\); "
                                   r"srun: Requested partition configuration not available now")
         self.assertEqual(run(["squeue", "-h"], env=self.env, timeout=30).stdout.strip(), "")  # nothing left queued
 
