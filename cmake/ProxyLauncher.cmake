@@ -63,7 +63,7 @@ for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signa
 # (SIGKILL) and exits with their status; it exits 255 once the launcher is gone without its help.
 (
   grace=15 idle=0
-  while sleep 1; do
+  while sleep 1 </dev/null >/dev/null 2>&1; do  # (sleep holds no pipe of the caller open)
     children=$(cat /proc/$launcher/task/*/children 2>/dev/null) || exit 255
     alive=0 ended=0 code=0 signalled=0
     for child in $children; do
