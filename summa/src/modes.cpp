@@ -8,27 +8,6 @@
 
 namespace summa {
 
-namespace {
-
-// C (rows x cols at c) += A (rows x w at a) * B (w x cols at b), as one dgemm, or, while a cooperative
-// proxy needs the compute threads to move the exchange in flight, in blocks of columns with a progress
-// point between them (a block of 256 columns: big enough to keep dgemm efficient, short enough that the
-// next panel's broadcast is never left alone for long). Once nothing is in flight the rest is one dgemm:
-// each block repacks the A panel, which cost 5 % with nothing to communicate.
-void multiply_add_with_progress(int rows, int cols, int w, const double* a, int lda, const double* b, int ldb,
-                                double* c, int ldc, const proxy::harness::StepThread& team) {
-  constexpr int kColumnBlock = 256;
-  int first = 0;
-  for (; first < cols && team.needs_progress(); first += kColumnBlock) {
-    const int count = cols - first < kColumnBlock ? cols - first : kColumnBlock;
-    multiply_add(rows, count, w, a, lda, b + first, ldb, c + static_cast<long>(first) * ldc, ldc);
-    team.progress_point();
-  }
-  if (first < cols) multiply_add(rows, cols - first, w, a, lda, b + first, ldb, c + static_cast<long>(first) * ldc, ldc);
-}
-
-}  // namespace
-
 proxy::harness::Steps make_steps(const GridContext& grid, Operands& ops, const std::vector<Tile>& tiles,
                                  PanelRequests& state) {
   const auto& schedule = grid.schedule();
@@ -76,20 +55,22 @@ proxy::harness::Steps make_steps(const GridContext& grid, Operands& ops, const s
     return proxy.start(state.panels.at(static_cast<std::size_t>(e)));
   };
   // One dgemm alone; in a team each thread one single-threaded dgemm on its tile of C (thesis IV.D.2).
+  // No progress points inside: splitting a tile's dgemm to make room for them repacks the A panel for
+  // every block (4096^3 on 2 ranks: 256-column blocks cost 3 % of the total, 1024-column blocks 1 %),
+  // while under cooperative progress the sleeping proxy already steps an exchange in flight every 1 ms
+  // and moves the next panel as well (2 emulated nodes, 1 Gbit/s: the same total). bench/RESULTS.md.
   steps.compute_inner = [&ops, &schedule, &tiles](int s, proxy::harness::StepThread team) {
     const Panel& p = schedule[s];
     const double* a = ops.panel_a(p, s % 2);
     const double* b = ops.panel_b(p, s % 2);
     if (team.threads == 1) {
-      multiply_add_with_progress(ops.m(), ops.n(), p.width, a, ops.lda(), b, ops.ldb(), ops.c().data(), ops.ldc(),
-                                 team);
+      multiply_add(ops.m(), ops.n(), p.width, a, ops.lda(), b, ops.ldb(), ops.c().data(), ops.ldc());
       return;
     }
     if (team.thread >= static_cast<int>(tiles.size())) return;
     const Tile& tile = tiles[team.thread];
-    multiply_add_with_progress(tile.rows, tile.cols, p.width, a + tile.row_begin, ops.lda(), b + tile.col_begin,
-                               ops.ldb(), ops.c().data() + static_cast<long>(tile.col_begin) * ops.ldc() + tile.row_begin,
-                               ops.ldc(), team);
+    multiply_add(tile.rows, tile.cols, p.width, a + tile.row_begin, ops.lda(), b + tile.col_begin, ops.ldb(),
+                 ops.c().data() + static_cast<long>(tile.col_begin) * ops.ldc() + tile.row_begin, ops.ldc());
   };
   return steps;
 }
