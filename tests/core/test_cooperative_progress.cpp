@@ -152,4 +152,41 @@ TEST(CooperativeProgress, ShutdownDrainsWorkNobodyWaitedFor) {
   }
 }
 
+TEST(ProxyStatistics, EpochTimesAndBusyTimeAreSecondsUnderEveryStrategy) {
+  // Each epoch's send is held until its part is marked ready 30 ms after the start, so every epoch takes
+  // at least 30 ms, and no more than the whole run (the loop times epochs in its own ticks; statistics()
+  // turns them into seconds).
+  constexpr int kEpochs = 3;
+  constexpr auto kHeld = std::chrono::milliseconds(30);
+  for (const auto strategy :
+       {proxy::ProgressStrategy::dedicated, proxy::ProgressStrategy::cooperative, proxy::ProgressStrategy::polling}) {
+    SCOPED_TRACE(std::string(proxy::to_string(strategy)));
+    proxy::ProxyThread proxy(MPI_COMM_WORLD, config_with(strategy));
+    const int right = (world_rank() + 1) % world_size();
+    const int left = (world_rank() + world_size() - 1) % world_size();
+    int out = world_rank(), in = -1;
+    proxy::PlanSpec spec("held");
+    spec.parts(1).send_when_ready({0}, right, 9, &out, 1, MPI_INT).recv(left, 9, &in, 1, MPI_INT);
+    proxy::Plan plan = proxy.commit(spec);
+    const auto begun = std::chrono::steady_clock::now();
+    for (int epoch = 0; epoch < kEpochs; ++epoch) {
+      const proxy::Ticket ticket = proxy.start(plan);
+      std::this_thread::sleep_for(kHeld);
+      proxy.ready(ticket, 0);
+      proxy.wait(ticket);
+    }
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
+    EXPECT_EQ(in, left);
+    const proxy::ProxyStatistics stats = proxy.statistics();
+    ASSERT_EQ(stats.plans.size(), 1u);
+    EXPECT_EQ(stats.plans[0].starts, static_cast<std::uint64_t>(kEpochs));
+    EXPECT_GE(stats.plans[0].max_seconds, 0.029);
+    EXPECT_GE(stats.plans[0].total_seconds, kEpochs * 0.029);
+    EXPECT_LE(stats.plans[0].max_seconds, stats.plans[0].total_seconds);
+    EXPECT_LE(stats.plans[0].total_seconds, elapsed * 1.01);
+    EXPECT_GT(stats.busy_fraction, 0.0);
+    EXPECT_LE(stats.busy_fraction, 1.01);
+  }
+}
+
 }  // namespace

@@ -29,14 +29,14 @@ void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound);
 // Per-plan timings, written by the proxy thread only and read (relaxed) by ProxyThread::statistics().
 struct PlanTimings {
   std::atomic<std::uint64_t> epochs{0};
-  std::atomic<double> total_seconds{0.0};
-  std::atomic<double> max_seconds{0.0};
+  std::atomic<std::uint64_t> total_ticks{0};  // the loop's clock (detail/timer.hpp)
+  std::atomic<std::uint64_t> max_ticks{0};
 
-  // Proxy thread: one epoch took `seconds` from its start on the proxy to its completion.
-  void record(double seconds) noexcept {
+  // The loop's runner: one epoch took `ticks` from its start to its completion.
+  void record(std::uint64_t ticks) noexcept {
     epochs.store(epochs.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    total_seconds.store(total_seconds.load(std::memory_order_relaxed) + seconds, std::memory_order_relaxed);
-    if (seconds > max_seconds.load(std::memory_order_relaxed)) max_seconds.store(seconds, std::memory_order_relaxed);
+    total_ticks.store(total_ticks.load(std::memory_order_relaxed) + ticks, std::memory_order_relaxed);
+    if (ticks > max_ticks.load(std::memory_order_relaxed)) max_ticks.store(ticks, std::memory_order_relaxed);
   }
 };
 

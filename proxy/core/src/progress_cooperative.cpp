@@ -23,8 +23,16 @@ class CooperativeDriver final : public ProgressDriver {
   void command_queued() noexcept override { demand_.fetch_add(1, std::memory_order_relaxed); }
   void command_withdrawn() noexcept override { demand_.fetch_sub(1, std::memory_order_relaxed); }
 
-  // Begin it now on this thread (the lowest latency), or, if the token is taken, make sure the sleeping
-  // proxy looks soon in case the holder has already drained.
+  // Begin it now on this thread, the lowest latency: no queue, the pass starts it after anything queued
+  // before it (8-byte plan round trip, 2 ranks on 2 cores: the queue's push and pop were ~10 % of it).
+  bool start_here(Command& command) override {
+    TokenScope token(token_);
+    if (!token) return false;
+    pass_holding_token(&command);
+    return true;
+  }
+  // Queued because another thread holds the token: begin it now on this thread if the token came free,
+  // or make sure the sleeping proxy looks soon in case the holder has already drained.
   void start_queued() override {
     if (!step()) channel_.doorbell.ring();
   }
@@ -42,9 +50,12 @@ class CooperativeDriver final : public ProgressDriver {
     return true;
   }
 
-  // Take the token, run a pass, check, yield: a waiter is where progress is most wanted.
-  bool wait(const Operation& op, std::uint64_t epoch, std::chrono::steady_clock::time_point deadline) override {
+  // Take the token, run a pass, check, yield: a waiter is where progress is most wanted. The clock is
+  // first read after 64 passes (most waits are over by then; a read costs ~25 ns in a VM), so the timeout
+  // counts from there.
+  bool wait(const Operation& op, std::uint64_t epoch, std::chrono::milliseconds timeout) override {
     const auto spins = static_cast<unsigned long>(config_.spin_count);
+    Notifier::Clock::time_point deadline{};
     for (unsigned long i = 0;; ++i) {
       if (op.completed_epoch() >= epoch) return true;
       step();
@@ -53,7 +64,11 @@ class CooperativeDriver final : public ProgressDriver {
         cpu_relax();
       else
         std::this_thread::yield();
-      if ((i & 63) == 63 && Notifier::Clock::now() >= deadline) return op.completed_epoch() >= epoch;
+      if ((i & 63) == 63) {
+        const auto now = Notifier::Clock::now();
+        if (i == 63) deadline = now + timeout;
+        if (now >= deadline) return op.completed_epoch() >= epoch;
+      }
     }
   }
 
@@ -92,8 +107,8 @@ class CooperativeDriver final : public ProgressDriver {
   }
 
  private:
-  ProgressLoop::Pass pass_holding_token() {
-    const ProgressLoop::Pass pass = loop_.pass();
+  ProgressLoop::Pass pass_holding_token(Command* first = nullptr) {
+    const ProgressLoop::Pass pass = loop_.pass(first);
     if (pass.retired > 0) demand_.fetch_sub(static_cast<std::int64_t>(pass.retired), std::memory_order_relaxed);
     passes_.store(passes_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     return pass;

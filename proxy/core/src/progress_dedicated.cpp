@@ -44,9 +44,9 @@ void DedicatedDriver::pause_in_flight(std::uint64_t rounds) {
   }
 }
 
-bool DedicatedDriver::wait(const Operation& op, std::uint64_t epoch, std::chrono::steady_clock::time_point deadline) {
-  return channel_.completions.wait([&] { return op.completed_epoch() >= epoch; }, config_.wait_policy, deadline,
-                                   config_.spin_count);
+bool DedicatedDriver::wait(const Operation& op, std::uint64_t epoch, std::chrono::milliseconds timeout) {
+  return channel_.completions.wait([&] { return op.completed_epoch() >= epoch; }, config_.wait_policy,
+                                   Notifier::Clock::now() + timeout, config_.spin_count);
 }
 
 }  // namespace proxy

@@ -44,6 +44,9 @@ class ProgressDriver {
   // (a start that found the queue full too long).
   virtual void command_queued() noexcept {}
   virtual void command_withdrawn() noexcept {}
+  // A start about to be queued: begin it on this thread now, without the queue, if this strategy lets
+  // compute threads run passes and none is running one (true: done, do not queue it).
+  virtual bool start_here(Command&) { return false; }
   // A start is in the queue: have it begun soon (wake the proxy thread, or run a pass here).
   virtual void start_queued() = 0;
   // The stop command is in the queue and stop_requested set: wake the proxy thread however it sleeps.
@@ -53,8 +56,8 @@ class ProgressDriver {
   // One pass of the loop on this thread, if this strategy lets compute threads run them and no other thread
   // is; true when it ran one (ProxyThread::test, progress_point).
   virtual bool step() { return false; }
-  // Waits until op has completed `epoch` or the deadline passes; returns whether it completed.
-  virtual bool wait(const Operation& op, std::uint64_t epoch, std::chrono::steady_clock::time_point deadline) = 0;
+  // Waits until op has completed `epoch` or `timeout` has passed; returns whether it completed.
+  virtual bool wait(const Operation& op, std::uint64_t epoch, std::chrono::milliseconds timeout) = 0;
 
   // Work in flight that progress points would move: always 0 unless compute threads run passes. Read with
   // one relaxed load by ProxyThread::needs_progress (inline, the kernels' hot path).
@@ -77,7 +80,7 @@ class DedicatedDriver : public ProgressDriver {
   void run_proxy_thread() override;
   void start_queued() override { channel_.wakeup.notify_all(); }
   void stop_queued() override { channel_.wakeup.notify_all(); }
-  bool wait(const Operation& op, std::uint64_t epoch, std::chrono::steady_clock::time_point deadline) override;
+  bool wait(const Operation& op, std::uint64_t epoch, std::chrono::milliseconds timeout) override;
 
  protected:
   // Nothing queued and nothing active: wait for a command (a bounded slice; the loop looks again).

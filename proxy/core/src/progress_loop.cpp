@@ -52,13 +52,18 @@ void ProgressLoop::run(ProgressDriver& driver) {
   channel_.completions.notify_all();  // the destructor waits for `finished` on this notifier
 }
 
-ProgressLoop::Pass ProgressLoop::pass() {
+ProgressLoop::Pass ProgressLoop::pass(Command* first) {
   const detail::ExclusiveSection::Guard one_runner(runner_);
   const RunningTheLoop running;
-  now_ = -1.0;
+  now_ = 0;
   const std::size_t active_before = active_.size();
   Pass done;
   done.drained = drain();
+  if (first != nullptr) {
+    start(*first);
+    channel_.commands.fetch_add(1, std::memory_order_relaxed);
+    ++done.drained;
+  }
   progress();
   account_busy_time(done.drained > 0 || !active_.empty());
   // Every drained command either joined the active set or is done with; every entry that left is done.
@@ -97,7 +102,7 @@ std::size_t ProgressLoop::drain() {
 
 void ProgressLoop::start(Command& command) {
   // Only a plan's epochs are timed (its statistics); other operations skip the clock.
-  ActiveOperation entry{std::move(command.operation), command.plan, command.epoch, command.plan ? now() : 0.0};
+  ActiveOperation entry{std::move(command.operation), command.plan, command.epoch, command.plan ? now() : 0};
   channel_.starting.store(entry.operation.get(), std::memory_order_release);
   try {
     entry.operation->start(entry.epoch);
@@ -139,7 +144,7 @@ void ProgressLoop::progress() {
 }
 
 void ProgressLoop::publish(const ActiveOperation& entry) {
-  if (entry.plan != nullptr) entry.plan->timings().record(now() - entry.started_at);
+  if (entry.plan != nullptr) entry.plan->timings().record(ticks_between(entry.started_at, now()));
   entry.operation->completed_.store(entry.epoch, std::memory_order_release);
   channel_.completions.notify_all();
 }
@@ -197,11 +202,11 @@ bool ProgressLoop::shut_down() {
 
 void ProgressLoop::account_busy_time(bool busy) {
   // Busy time: from the first command or active operation until the loop is idle again.
-  if (busy && busy_since_ < 0) busy_since_ = now();
-  if (!busy && busy_since_ >= 0) {
-    channel_.busy_seconds.store(channel_.busy_seconds.load(std::memory_order_relaxed) + now() - busy_since_,
-                                std::memory_order_relaxed);
-    busy_since_ = -1.0;
+  if (busy && busy_since_ == 0) busy_since_ = now();
+  if (!busy && busy_since_ != 0) {
+    channel_.busy_ticks.store(channel_.busy_ticks.load(std::memory_order_relaxed) + ticks_between(busy_since_, now()),
+                              std::memory_order_relaxed);
+    busy_since_ = 0;
   }
 }
 

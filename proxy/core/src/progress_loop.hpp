@@ -58,9 +58,10 @@ struct ProxyChannel {
   Doorbell doorbell;
   std::atomic<int> unattended{0};  // active operations no compute thread waits on (the loop's runner writes)
 
-  // Written by the proxy, read by ProxyThread::statistics().
+  // Written by the proxy, read by ProxyThread::statistics(). Loop times are in ticks (detail/timer.hpp).
   double started_at = now_seconds();
-  std::atomic<double> busy_seconds{0.0};
+  TickRate tick_rate;
+  std::atomic<std::uint64_t> busy_ticks{0};
   std::atomic<std::uint64_t> commands{0};
   std::atomic<std::size_t> queue_high_water{0};
 };
@@ -83,8 +84,10 @@ class ProgressLoop {
     std::size_t retired = 0;
   };
   // One pass of the loop: drain, start, progress, publish. The caller is the loop's only runner for the
-  // duration (the proxy thread, or the holder of the cooperative strategy's progress token).
-  Pass pass();
+  // duration (the proxy thread, or the holder of the cooperative strategy's progress token). `first`: a
+  // start command the caller hands over without the queue (the cooperative strategy's start on the
+  // starting thread); it begins after what was queued before it and counts as drained.
+  Pass pass(Command* first = nullptr);
   // A stop command has been drained; then shut_down() says whether the loop is done (true once nothing is
   // left, or after the drain deadline, having cancelled or reported what remained).
   bool stopping() const noexcept { return stopping_; }
@@ -102,7 +105,7 @@ class ProgressLoop {
     std::shared_ptr<Operation> operation;
     PlanOperation* plan = nullptr;
     std::uint64_t epoch = 0;
-    double started_at = 0.0;
+    std::uint64_t started_at = 0;  // ticks
   };
 
   std::size_t drain();                    // pop every queued command and act on it
@@ -111,9 +114,9 @@ class ProgressLoop {
   void publish(const ActiveOperation& entry);  // the epoch is complete: tell its waiters
   void fail(const ActiveOperation& entry, std::exception_ptr error);  // store the error, then publish
   void account_busy_time(bool busy);
-  // The time for this pass of the loop, read once (a clock read costs ~25 ns, several per hand-off):
+  // The time for this pass of the loop in ticks, read once (a read costs ~10 ns, several per hand-off):
   // start times, completion times and busy time within one pass share it.
-  double now() noexcept { return now_ >= 0.0 ? now_ : (now_ = now_seconds()); }
+  std::uint64_t now() noexcept { return now_ != 0 ? now_ : (now_ = now_ticks()); }
   void leave_active_set(const ActiveOperation& entry);
 
   ProxyChannel& channel_;
@@ -125,8 +128,8 @@ class ProgressLoop {
   std::vector<ActiveOperation> active_;
   bool stopping_ = false;
   Notifier::Clock::time_point drain_deadline_;
-  double busy_since_ = -1.0;
-  double now_ = -1.0;  // now()'s reading for this pass; < 0: not read yet
+  std::uint64_t busy_since_ = 0;  // ticks; 0: idle
+  std::uint64_t now_ = 0;         // now()'s reading for this pass; 0: not read yet
 };
 
 }  // namespace proxy
