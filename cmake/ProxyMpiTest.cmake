@@ -78,10 +78,11 @@ endfunction()
 # one rank, under FILTER when given; the list is kept beside the binary's build directory until the
 # binary (or this function) changes, so ctest -N or -R pays for one launch per binary and filter, not per call. A binary
 # that is not built or cannot list its tests gives one failing test NAME.NOT_BUILT / NAME.NOT_LISTED.
-# Off by default (PROXY_MPI_GTEST_PER_TEST): then the binary is one test NAME on n ranks, as each test's
-# launch (about 1 s under Open MPI, 350 of them) would take the whole suite past CI's time budget; the log
-# still names a failing GoogleTest test. -DPROXY_MPI_GTEST_PER_TEST=ON gives one CTest test per GoogleTest test.
-option(PROXY_MPI_GTEST_PER_TEST "one CTest test per GoogleTest test of the MPI test binaries (a launch each)" OFF)
+# On by default: a launch costs about 0.5 s under Open MPI and 0.1 s under MPICH, so the 332 tests of these
+# binaries take 169 s at -j2 against 89 s as 25 tests (Open MPI, 2026-11-26, loaded; bench/RESULTS.md).
+# -DPROXY_MPI_GTEST_PER_TEST=OFF makes each binary one test NAME on n ranks (its log still names a failing
+# GoogleTest test).
+option(PROXY_MPI_GTEST_PER_TEST "one CTest test per GoogleTest test of the MPI test binaries (a launch each)" ON)
 function(proxy_add_mpi_gtests)
   cmake_parse_arguments(T "" "TARGET;NAME;RANKS;TIMEOUT;FILTER" "LABELS;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
