@@ -34,6 +34,7 @@ if(PROXY_BUILD_APPS AND NOT PROXY_CORE_ONLY)
   proxy_install_tool(apps/sweep proxy-sweep)
   proxy_install_tool(apps/plot proxy-plot)
   proxy_install_tool(apps/redblack3d/compare proxy-redblack3d-compare)
+  proxy_install_tool(apps/cg3d/compare proxy-cg3d-compare)
   proxy_install_tool(apps/summa/compare-panels.py proxy-summa-compare-panels)
   proxy_install_tool(bench/overlap/run-overlap proxy-run-overlap)
   # The tools' shared Python package: they look for share/proxy/toolkit one level above bin/, and read the

@@ -19,7 +19,6 @@ import importlib.util
 import json
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent  # toolkit/ sits beside apps/sweep, one level up, or in share/proxy
 sys.path[:0] = [str(p) for p in (_HERE, _HERE.parent, _HERE.parent / "share" / "proxy") if (p / "toolkit").is_dir()][:1]
 from toolkit import cli, figures, launcher, programs  # noqa: E402  (after the path is set)
+from toolkit.comparison import stop_group  # noqa: E402  (the compare tools' own)
 
 MODES = ("sync", "async", "mt", "proxy")
 
@@ -125,20 +125,6 @@ def geometry(args, mode):
     if mode in ("mt", "proxy"):
         return args.multi_tier_ranks, args.single_tier_ranks // args.multi_tier_ranks
     return args.single_tier_ranks, 1
-
-
-def stop_group(process, grace=5.0):
-    """SIGTERM the run's process group (the launcher forwards it to the ranks), SIGKILL after `grace` s."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def run_command(args, command):

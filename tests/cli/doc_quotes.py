@@ -32,6 +32,8 @@ RUN = {
         ("mpi-taskset 1", ["{bin}/redblack3d", "--mode", "mt", "--n", "8", "--iters", "1"], {"OMP_NUM_THREADS": "4"}, 0),
     "cg3d: error: --tol must be greater than 0, got '0'":
         ("mpi 2", ["{bin}/cg3d", "--tol", "0"], {}, 2),
+    "compare: error: --modes: unknown mode 'bogus' (expected sync, async, mt, proxy)":
+        ("serial", ["{source}/apps/cg3d/compare", "--modes", "bogus"], {}, 2),
 }
 
 # quote -> (file under the source tree, fragment both contain)

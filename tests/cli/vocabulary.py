@@ -47,6 +47,7 @@ SCRIPTS = {
     "apps/sweep": ("sweep", "PROXY_WAIT_POLICY"),
     "apps/plot": ("plot", None),  # reads a summary and draws: honours no setting
     "apps/redblack3d/compare": ("compare", "PROXY_WAIT_POLICY"),
+    "apps/cg3d/compare": ("compare", "PROXY_WAIT_POLICY"),
     "apps/summa/compare-panels.py": ("compare-panels", "PROXY_WAIT_POLICY"),
     "bench/cluster-study": ("cluster-study", "PROXY_WAIT_POLICY"),
     "bench/emulated-cluster": ("emulated-cluster", "PROXY_WAIT_POLICY"),

@@ -2,9 +2,10 @@
 """check_installed_programs.py BUILD_DIR PREFIX VERSION NAME...: install the programs component (the drivers,
 the tools and proxy-mpiexec) and the libraries into a scratch PREFIX, then
 check that each NAME is an executable in PREFIX/bin and works there under its installed name: `--help` exits 0,
-`--version` exits 0 and its first line is `<program> (proxy) VERSION`; then runs proxy-redblack3d-compare and
-proxy-summa-compare-panels from PREFIX/bin on a tiny problem with no --driver and no --mpiexec, so that
-they must find the installed driver and proxy-mpiexec beside them (docs/install.md lists the programs)."""
+`--version` exits 0 and its first line is `<program> (proxy) VERSION`; then runs proxy-redblack3d-compare,
+proxy-cg3d-compare and proxy-summa-compare-panels from PREFIX/bin on a tiny problem with no --driver and no
+--mpiexec, so that they must find the installed driver and proxy-mpiexec beside them (docs/install.md lists
+the programs)."""
 import argparse
 import os
 import pathlib
@@ -17,6 +18,8 @@ import sys
 # of its table that must be printed).
 TOOL_RUNS = (("proxy-redblack3d-compare", ["--n", "8", "--iters", "1", "--modes", "sync,proxy", "--cores", "2"],
               "redblack3d", r"(?m)^proxy +1 x 2 "),
+             ("proxy-cg3d-compare", ["--n", "8", "--modes", "sync,proxy", "--variants", "classic", "--cores", "2"],
+              "proxy-cg3d", r"(?m)^proxy +classic +1 x 2 "),
              ("proxy-summa-compare-panels", ["--size", "32", "--panels", "8", "--modes", "sync", "--reps", "1",
                                              "--single-tier-ranks", "2"], "proxy-summa", r"(?m)^ +8 \| +[0-9.]+ \( *[0-9.]+\)\*$"))
 
