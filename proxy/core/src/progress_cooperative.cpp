@@ -23,8 +23,8 @@ class CooperativeDriver final : public ProgressDriver {
   void command_queued() noexcept override { demand_.fetch_add(1, std::memory_order_relaxed); }
   void command_withdrawn() noexcept override { demand_.fetch_sub(1, std::memory_order_relaxed); }
 
-  // Begin it now on this thread, the lowest latency: no queue, the pass starts it after anything queued
-  // before it (8-byte plan round trip, 2 ranks on 2 cores: the queue's push and pop were ~10 % of it).
+  // Begin it now on this thread, the lowest latency: no queue (a push and a pop by this same thread), the
+  // pass starts it after anything queued before it.
   bool start_here(Command& command) override {
     TokenScope token(token_);
     if (!token) return false;

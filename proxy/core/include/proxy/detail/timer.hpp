@@ -1,5 +1,6 @@
-// Internal to the runtime (not installed): the steady clock the proxy's statistics use, also used by the
-// in-tree drivers and benchmarks. No MPI call: safe on any thread.
+// Internal to the runtime (not installed): the steady clock (now_seconds, also used by the in-tree drivers
+// and benchmarks) and the progress loop's cheaper tick clock for its statistics. No MPI call: safe on any
+// thread.
 #pragma once
 
 #include <chrono>
