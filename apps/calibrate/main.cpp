@@ -5,6 +5,7 @@
 // Exit status: 0, 2 for bad input (checked before measuring: --output exists without --force, an
 // unwritable --output or --csv, --model without --predict-only).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -33,11 +34,11 @@ apps::Options declare_options() {
   options.option("threads", "T", "team size; 0 = one thread per core (at least 2)", "0")
       .range(0, 1024)
       .option("sizes", "LIST", "bytes per thread to compare algorithms at (K, M, G suffixes)",
-              "8,64,512,4K,32K,256K,2M,16M")
+              "8,64,512,2K,8K,32K,128K,512K,2M,4M,8M,16M")
       .list()
       .suffixes()
       .range(8, 1 << 30)
-      .option("iters", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "200")
+      .option("iters", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "2000")
       .suffixes()
       .range(1, 1000000)
       .option("output", "FILE", "model file to write ('name value' lines); an existing one needs --force",
@@ -55,9 +56,13 @@ apps::Options declare_options() {
       "and b_alpha come from a 2-thread tree reduce (one remote combine: a + b m), B_alpha from a one-stage\n"
       "broadcast to T-1 readers (a + B (T-1) m). With a single NUMA domain the beta values cannot be\n"
       "measured and are set to twice the alpha values.\n"
-      "Output: the parameters, then per size and algorithm the predicted and measured time (us; mean over\n"
-      "iterations of the slowest thread, barrier and input rewrite outside the timed region) and the relative\n"
-      "error, the model's choice and the measured best, and the crossover sizes.\n"
+      "The model also keeps every allreduce algorithm's measured curve at --sizes for this team shape, which\n"
+      "it interpolates there (other shapes use the formulas).\n"
+      "Output: the parameters, then a second measurement at --sizes and halfway between them (*): per size and\n"
+      "algorithm the model's and the formula's prediction and the measured time (us; median over iterations\n"
+      "of the slowest thread, barrier and input rewrite outside the timed region), the relative error, the\n"
+      "model's choice and the measured best; the median and worst error and the cost of the choice against the\n"
+      "measured best, for the model and for the formulas alone; and the crossover sizes.\n"
       "Examples:\n"
       "  build/bin/calibrate --output collectives.model          # --force to replace an existing one\n"
       "  PROXY_COLLECTIVE_MODEL=collectives.model build/bin/calibrate --predict-only --sizes 1K,1M\n"
@@ -68,8 +73,42 @@ apps::Options declare_options() {
 struct Row {
   std::size_t bytes;
   proxy::AllreduceAlgorithm algorithm;
-  double predicted, measured;
+  double predicted, formula, measured;
+  bool between;  // a size between two calibration sizes (the curve interpolates there)
 };
+
+// How far a model is from the second measurement: the median and worst |predicted - measured| / measured,
+// and the worst over sizes of (measured time of the model's choice) / (measured best).
+struct Agreement {
+  double median_error = 0.0, worst_error = 0.0, worst_choice = 1.0;
+  std::size_t worst_error_bytes = 0, worst_choice_bytes = 0;
+};
+
+Agreement agreement(const std::vector<Row>& rows, bool formula) {
+  Agreement result;
+  std::vector<double> errors;
+  for (const Row& r : rows) {
+    const double error = std::abs((formula ? r.formula : r.predicted) - r.measured) / r.measured;
+    errors.push_back(error);
+    if (error > result.worst_error) result.worst_error = error, result.worst_error_bytes = r.bytes;
+  }
+  std::sort(errors.begin(), errors.end());
+  if (!errors.empty()) result.median_error = errors[errors.size() / 2];
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i;
+    const Row* chosen = &rows[i];
+    double best = rows[i].measured;
+    for (; j < rows.size() && rows[j].bytes == rows[i].bytes; ++j) {
+      best = std::min(best, rows[j].measured);
+      const double cost = formula ? rows[j].formula : rows[j].predicted;
+      if (cost < (formula ? chosen->formula : chosen->predicted)) chosen = &rows[j];
+    }
+    if (chosen->measured / best > result.worst_choice)
+      result.worst_choice = chosen->measured / best, result.worst_choice_bytes = rows[i].bytes;
+    i = j;
+  }
+  return result;
+}
 
 std::string format_bytes(std::size_t bytes) {
   if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
@@ -151,6 +190,8 @@ int run(int argc, char** argv) {
   }
   std::vector<std::size_t> sizes;
   for (const long long bytes : options.integers("sizes")) sizes.push_back(static_cast<std::size_t>(bytes));
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   const int iterations = static_cast<int>(options.integer("iters"));
   const int requested = static_cast<int>(options.integer("threads"));
   if (options.show_config_requested() || options.verbose()) {
@@ -201,31 +242,82 @@ int run(int argc, char** argv) {
   c.a_beta = 2 * c.a_alpha;  // one NUMA domain here: not measurable (see --help)
   c.b_beta = 2 * c.b_alpha;
   c.B_beta = 2 * c.B_alpha;
-  const proxy::CollectiveModel model(c);
   print_parameters(c);
   if (topology.numa_domains() == 1) std::printf("  (one NUMA domain: beta values set to twice alpha, not measured)\n");
 
-  // 2. Predicted vs measured for every algorithm and size.
+  // 2. The curves: every algorithm at every --sizes size (median over iterations of the slowest thread).
+  // For this team shape the model interpolates them; the formulas above serve every other shape.
   const proxy::TeamShape shape = team.shape();
-  std::vector<Row> rows;
-  std::printf("\n%-8s %-16s %12s %12s %9s\n", "bytes", "algorithm", "predicted", "measured", "error");
-  std::vector<std::pair<std::size_t, proxy::AllreduceAlgorithm>> measured_best;
+  // Every algorithm of a size in 3 alternated rounds, the median of their medians: a host whose speed
+  // changes within a run (this VM's does) then moves every algorithm alike instead of favouring one.
+  const auto median_times = [&](std::size_t bytes) {
+    constexpr int kRounds = 3;
+    const auto& algorithms = proxy::allreduce_algorithms();
+    std::vector<std::array<double, kRounds>> rounds(algorithms.size());
+    bench.iterations = std::max(5, calibrate::iterations_for(bytes, iterations) / kRounds);
+    for (int r = 0; r < kRounds; ++r)
+      for (std::size_t k = 0; k < algorithms.size(); ++k)
+        rounds[k][static_cast<std::size_t>(r)] =
+            calibrate::time_collective(bench, calibrate::Collective::allreduce, algorithms[k], bytes).median_seconds;
+    std::vector<double> medians;
+    for (auto& times : rounds) {
+      std::sort(times.begin(), times.end());
+      medians.push_back(times[kRounds / 2]);
+    }
+    return medians;
+  };
+  std::vector<proxy::MeasuredCurve> curves;
+  for (auto a : proxy::allreduce_algorithms()) curves.push_back({a, {}});
   for (std::size_t bytes : sizes) {
+    const std::vector<double> times = median_times(bytes);
+    for (std::size_t k = 0; k < curves.size(); ++k) curves[k].points.emplace_back(bytes, times[k]);
+  }
+  const proxy::CollectiveModel model(c, shape, curves);
+
+  // 3. The check, measured again: at the calibration sizes (how well a curve reproduces) and halfway
+  // between them on a log scale (how well it interpolates), against the model and the formulas alone.
+  std::vector<std::pair<std::size_t, bool>> check_sizes;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) {
+      const auto between = static_cast<std::size_t>(std::sqrt(double(sizes[i - 1]) * double(sizes[i]))) / 8 * 8;
+      if (between > sizes[i - 1] && between < sizes[i]) check_sizes.emplace_back(between, true);
+    }
+    check_sizes.emplace_back(sizes[i], false);
+  }
+  std::vector<Row> rows;
+  std::printf("\n%-10s %-16s %12s %12s %12s %8s\n", "bytes", "algorithm", "model", "formula", "measured", "error");
+  std::vector<std::pair<std::size_t, proxy::AllreduceAlgorithm>> measured_best;
+  for (const auto& [bytes, between] : check_sizes) {
     const auto choice = model.choose_allreduce(shape, bytes);
-    Row best{bytes, {}, 0, 1e300};
-    for (auto a : proxy::allreduce_algorithms()) {
-      Row row{bytes, a, model.predict(a, shape, bytes), time_team(calibrate::Collective::allreduce, a, bytes)};
-      std::printf("%-8s %-16s %9.2f us %9.2f us %+8.0f%%%s\n", format_bytes(bytes).c_str(),
-                  std::string(to_string(a)).c_str(), row.predicted * 1e6, row.measured * 1e6,
+    Row best{bytes, {}, 0, 0, 1e300, between};
+    const std::vector<double> measured = median_times(bytes);
+    for (std::size_t k = 0; k < proxy::allreduce_algorithms().size(); ++k) {
+      const proxy::AllreduceAlgorithm a = proxy::allreduce_algorithms()[k];
+      Row row{bytes, a, model.predict(a, shape, bytes), model.formula(a, shape, bytes), measured[k], between};
+      std::printf("%-10s %-16s %9.2f us %9.2f us %9.2f us %+7.0f%%%s\n",
+                  (format_bytes(bytes) + (between ? "*" : "")).c_str(), std::string(to_string(a)).c_str(),
+                  row.predicted * 1e6, row.formula * 1e6, row.measured * 1e6,
                   100.0 * (row.predicted - row.measured) / row.measured, a == choice ? "  <- model's choice" : "");
       if (row.measured < best.measured) best = row;
       rows.push_back(row);
     }
-    std::printf("%-8s measured best: %s\n", "", std::string(to_string(best.algorithm)).c_str());
+    std::printf("%-10s measured best: %s\n", "", std::string(to_string(best.algorithm)).c_str());
     measured_best.emplace_back(bytes, best.algorithm);
   }
+  std::printf("(* between calibration sizes; model: the measured curves of this shape, %d threads on %d socket(s); "
+              "formula: HPDC'13 with the parameters above)\n", shape.threads, shape.sockets);
+  for (const bool formula : {false, true}) {
+    const Agreement g = agreement(rows, formula);
+    const std::string choice = g.worst_choice_bytes == 0
+                                   ? "its choice was the measured best at every size"
+                                   : "its choice costs at most " + std::to_string(g.worst_choice).substr(0, 4) +
+                                         "x the measured best (at " + format_bytes(g.worst_choice_bytes) + ")";
+    std::printf("%s vs a second measurement: median |error| %.0f%%, worst %.0f%% (at %s); %s\n",
+                formula ? "formulas" : "model", 100 * g.median_error, 100 * g.worst_error,
+                format_bytes(g.worst_error_bytes).c_str(), choice.c_str());
+  }
 
-  // 3. Crossovers.
+  // 4. Crossovers.
   proxy::AllreduceAlgorithm from{}, to{};
   if (auto at = model_crossover(model, shape, &from, &to))
     std::printf("\nmodel crossover: %s -> %s at %zu bytes per thread\n", std::string(to_string(from)).c_str(),
@@ -241,15 +333,15 @@ int run(int argc, char** argv) {
                   format_bytes(bytes).c_str());
       break;
     }
-  if (!measured_at) std::printf("measured crossover: none among --sizes\n");
+  if (!measured_at) std::printf("measured crossover: none among the checked sizes\n");
 
   if (options.given("csv")) {
     std::ofstream csv(options.value("csv"));
     if (!csv) throw apps::UsageError("--csv: cannot write '" + options.value("csv") + "'");
-    csv << "bytes,algorithm,predicted_s,measured_s,relative_error\n";
+    csv << "bytes,algorithm,predicted_s,formula_s,measured_s,relative_error,between\n";
     for (const auto& r : rows)
-      csv << r.bytes << ',' << to_string(r.algorithm) << ',' << r.predicted << ',' << r.measured << ','
-          << (r.predicted - r.measured) / r.measured << '\n';
+      csv << r.bytes << ',' << to_string(r.algorithm) << ',' << r.predicted << ',' << r.formula << ',' << r.measured
+          << ',' << (r.predicted - r.measured) / r.measured << ',' << (r.between ? 1 : 0) << '\n';
   }
   try {
     model.save(options.value("output"));

@@ -42,14 +42,17 @@ Timing time_collective(const Bench& bench, Collective collective, proxy::Allredu
   body(0);
   for (auto& thread : threads) thread.join();
   Timing timing;
-  timing.min_seconds = 1e300;
+  std::vector<double> slowest(static_cast<std::size_t>(bench.iterations));
   for (int i = bench.warmup; i < total; ++i) {
-    double slowest = 0.0;
-    for (int t = 0; t < p; ++t) slowest = std::max(slowest, elapsed[t][i]);
-    timing.mean_seconds += slowest;
-    timing.min_seconds = std::min(timing.min_seconds, slowest);
+    double& s = slowest[static_cast<std::size_t>(i - bench.warmup)];
+    for (int t = 0; t < p; ++t) s = std::max(s, elapsed[t][i]);
+    timing.mean_seconds += s;
   }
   timing.mean_seconds /= bench.iterations;
+  std::sort(slowest.begin(), slowest.end());
+  timing.min_seconds = slowest.front();
+  const std::size_t n = slowest.size();
+  timing.median_seconds = n % 2 == 1 ? slowest[n / 2] : (slowest[n / 2 - 1] + slowest[n / 2]) / 2.0;
   return timing;
 }
 

@@ -14,8 +14,10 @@
 namespace calibrate {
 
 struct Timing {
-  double mean_seconds = 0.0;  // mean over iterations of the max over threads
-  double min_seconds = 0.0;   // fastest iteration (its slowest thread)
+  double mean_seconds = 0.0;    // mean over iterations of the max over threads
+  double median_seconds = 0.0;  // their median: what the model's curves and its check use (one descheduled
+                                // iteration on a shared machine moves the mean, not the median)
+  double min_seconds = 0.0;     // fastest iteration (its slowest thread)
 };
 
 // What one timed call does on thread t: operate on `bytes` of its buffers.

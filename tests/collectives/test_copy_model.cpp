@@ -133,7 +133,8 @@ TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), ("collective model file '" + path +
                             "' line 3: bad entry 'latency fast' (expected '<a_alpha|b_alpha|B_alpha|a_beta|b_beta|"
-                            "B_beta> <seconds >= 0>')").c_str());
+                            "B_beta> <seconds >= 0>', 'shape <threads> <sockets>' or 'curve <algorithm> <bytes> "
+                            "<seconds>')").c_str());
   }
   {
     std::ofstream only_comments(path);
@@ -162,6 +163,94 @@ TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
   }
   EXPECT_EQ(parse_allreduce_algorithm("tiled-two-stage"), AllreduceAlgorithm::tiled_two_stage);
   EXPECT_THROW(parse_allreduce_algorithm("ring"), Error);
+}
+
+// A 16-thread node of two NUMA domains, with given parameters: every prediction is the HPDC'13 equation
+// for p = 16, s = 2, q = 8 (binary tree), written out here from the paper, and the choice is the cheapest.
+TEST(CollectiveModel, SixteenThreadsOnTwoDomainsFollowTheEquations) {
+  ModelParameters c;
+  c.a_alpha = 1.0e-7, c.b_alpha = 1.0e-10, c.B_alpha = 4.0e-11;
+  c.a_beta = 2.5e-7, c.b_beta = 2.0e-10, c.B_beta = 1.2e-10;
+  const CollectiveModel model(c);
+  const TeamShape node{16, 2};
+  for (const double m : {8.0, 4096.0, 262144.0, 16777216.0}) {
+    // eq. (1)-(3): levels i = 0, 1, 2 of the socket's tree have 4, 2, 1 combines sharing the link.
+    double reduce = 0.0;
+    for (const double concurrent : {4.0, 2.0, 1.0})
+      reduce += std::max(c.a_alpha + c.b_alpha * m, c.a_alpha + c.B_alpha * concurrent * m);
+    reduce += c.a_beta + c.b_beta * m;
+    const double one_stage = c.a_beta + c.B_beta * 8 * m;                                       // eq. (4)
+    const double two_stage = c.a_alpha + c.B_alpha * 7 * m + c.a_beta + c.b_beta * m;           // eq. (4)
+    const double dissemination = (c.a_alpha + c.B_alpha * 8 * m) * 3 + (c.a_beta + c.B_beta * 8 * m);  // eq. (6)
+    const double tiled = c.a_alpha * 8 + c.B_alpha * 8 * m + (c.a_beta + c.B_beta * m);          // eq. (10)
+    const std::pair<AllreduceAlgorithm, double> expected[] = {
+        {AllreduceAlgorithm::tree_one_stage, reduce + one_stage},    // eq. (5)
+        {AllreduceAlgorithm::tree_two_stage, reduce + two_stage},
+        {AllreduceAlgorithm::dissemination, dissemination},
+        {AllreduceAlgorithm::tiled_one_stage, tiled + one_stage},    // eq. (11)
+        {AllreduceAlgorithm::tiled_two_stage, tiled + two_stage}};
+    AllreduceAlgorithm cheapest = expected[0].first;
+    double cheapest_time = expected[0].second;
+    for (const auto& [algorithm, time] : expected) {
+      EXPECT_NEAR(model.predict(algorithm, node, static_cast<std::size_t>(m)), time, time * 1e-12)
+          << to_string(algorithm) << " at " << m << " bytes";
+      if (time < cheapest_time) cheapest = algorithm, cheapest_time = time;
+    }
+    EXPECT_EQ(model.choose_allreduce(node, static_cast<std::size_t>(m)), cheapest) << m << " bytes";
+  }
+  // As the paper found on its two-socket Westmere: dissemination for short vectors, tiled for long ones.
+  EXPECT_EQ(model.choose_allreduce(node, 8), AllreduceAlgorithm::dissemination);
+  const AllreduceAlgorithm large = model.choose_allreduce(node, 16 << 20);
+  EXPECT_TRUE(large == AllreduceAlgorithm::tiled_one_stage || large == AllreduceAlgorithm::tiled_two_stage)
+      << to_string(large);
+}
+
+// The curves calibrate measures decide on the shape they were measured on, and only there.
+TEST(CollectiveModel, MeasuredCurvesDecideOnTheirShape) {
+  const TeamShape pair{2, 1};
+  std::vector<MeasuredCurve> curves = {
+      {AllreduceAlgorithm::dissemination, {{8, 1.0e-6}, {1024, 2.0e-6}, {4096, 8.0e-6}}},
+      {AllreduceAlgorithm::tiled_one_stage, {{8, 3.0e-6}, {1024, 4.0e-6}, {4096, 5.0e-6}}}};
+  const CollectiveModel model(ModelParameters{}, pair, curves);
+  EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, pair, 8), 1.0e-6);
+  EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, pair, 4), 1.0e-6) << "below the first point";
+  EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, pair, 516), 1.5e-6) << "halfway";
+  EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, pair, 7168), 14.0e-6) << "the last slope, on";
+  EXPECT_EQ(model.choose_allreduce(pair, 8), AllreduceAlgorithm::dissemination);
+  EXPECT_EQ(model.choose_allreduce(pair, 4096), AllreduceAlgorithm::tiled_one_stage);
+  // An algorithm without a curve (not chosen on this shape), and every other shape, keep the formulas.
+  EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::tree_one_stage, pair, 4096),
+                   model.formula(AllreduceAlgorithm::tree_one_stage, pair, 4096));
+  EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, {4, 1}, 4096),
+                   model.formula(AllreduceAlgorithm::dissemination, {4, 1}, 4096));
+
+  const std::string path = ::testing::TempDir() + "proxy-curves-test-" + std::to_string(::getpid()) + ".txt";
+  model.save(path);
+  const CollectiveModel loaded = CollectiveModel::load(path);
+  EXPECT_EQ(loaded.measured_shape(), pair);
+  ASSERT_EQ(loaded.curves().size(), 2u);
+  EXPECT_EQ(loaded.curves()[1].algorithm, AllreduceAlgorithm::tiled_one_stage);
+  EXPECT_EQ(loaded.curves()[1].points, curves[1].points);
+  const std::pair<const char*, const char*> refused[] = {
+      {"curve dissemination 8 1e-6\n", "line 1: bad entry 'curve dissemination 8 1e-6' (a curve needs a 'shape' line before it)"},
+      {"shape 2 1\ncurve ring 8 1e-6\n", "line 2: bad entry 'curve ring 8 1e-6' (unknown allreduce algorithm 'ring')"},
+      {"shape 2 1\ncurve tree-one-stage 64 1e-6\ncurve tree-one-stage 8 1e-6\n",
+       "line 3: bad entry 'curve tree-one-stage 8 1e-6' (sizes of a curve must increase)"},
+      {"shape 2 1\ncurve tree-one-stage 64 -1\n",
+       "line 2: bad entry 'curve tree-one-stage 64 -1' (expected 'curve <algorithm> <bytes >= 1> <seconds > 0>')"},
+      {"shape 1 1\n", "line 1: bad entry 'shape 1 1' (expected 'shape <threads >= 2> <sockets, 1 to threads>')"}};
+  for (const auto& [text, message] : refused) {
+    { std::ofstream(path) << text; }
+    try {
+      CollectiveModel::load(path);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "collective model file '" + path + "' " + message);
+    }
+  }
+  std::remove(path.c_str());
+  EXPECT_THROW(CollectiveModel(ModelParameters{}, pair, {{AllreduceAlgorithm::dissemination, {{64, 1e-6}, {8, 2e-6}}}}),
+               Error);
 }
 
 }  // namespace

@@ -120,11 +120,57 @@ BroadcastAlgorithm parse_broadcast_algorithm(std::string_view text) {
               detail::expected_names(kBroadcastAlgorithms) + ")");
 }
 
+double MeasuredCurve::at(std::size_t bytes) const noexcept {
+  if (points.empty()) return 0.0;
+  if (points.size() == 1 || bytes <= points.front().first) return points.front().second;
+  std::size_t i = 1;
+  while (i + 1 < points.size() && points[i].first < bytes) ++i;
+  const auto [m0, t0] = points[i - 1];
+  const auto [m1, t1] = points[i];
+  const double slope = (t1 - t0) / (double(m1) - double(m0));
+  return std::max(0.0, t0 + slope * (double(bytes) - double(m0)));
+}
+
+CollectiveModel::CollectiveModel(ModelParameters parameters, TeamShape shape, std::vector<MeasuredCurve> curves)
+    : parameters_(parameters), measured_shape_(shape), curves_(std::move(curves)) {
+  for (std::size_t i = 0; i < curves_.size(); ++i) {
+    const MeasuredCurve& c = curves_[i];
+    if (c.points.empty() || c.algorithm == AllreduceAlgorithm::automatic)
+      throw Error("collective model: the curve of " + std::string(to_string(c.algorithm)) + " has no points");
+    for (std::size_t k = 1; k < c.points.size(); ++k)
+      if (c.points[k].first <= c.points[k - 1].first)
+        throw Error("collective model: the curve of " + std::string(to_string(c.algorithm)) +
+                    " has sizes out of order (" + std::to_string(c.points[k - 1].first) + " then " +
+                    std::to_string(c.points[k].first) + " bytes)");
+    for (std::size_t j = 0; j < i; ++j)
+      if (curves_[j].algorithm == c.algorithm)
+        throw Error("collective model: two curves of " + std::string(to_string(c.algorithm)));
+  }
+}
+
+const MeasuredCurve* CollectiveModel::curve_of(AllreduceAlgorithm algorithm, TeamShape shape) const noexcept {
+  if (!(shape == measured_shape_)) return nullptr;
+  for (const auto& c : curves_)
+    if (c.algorithm == algorithm) return &c;
+  return nullptr;
+}
+
 double CollectiveModel::predict(AllreduceAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept {
+  if (algorithm == AllreduceAlgorithm::automatic) return predict(choose_allreduce(shape, bytes), shape, bytes);
+  if (shape.threads <= 1) return 0.0;
+  if (const MeasuredCurve* curve = curve_of(algorithm, shape)) return curve->at(bytes);
+  return formula(algorithm, shape, bytes);
+}
+
+double CollectiveModel::formula(AllreduceAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept {
   const Terms t = terms(shape, bytes);
   const auto& c = parameters_;
   switch (algorithm) {
-    case AllreduceAlgorithm::automatic: return predict(choose_allreduce(shape, bytes), shape, bytes);
+    case AllreduceAlgorithm::automatic: {
+      double best = formula(AllreduceAlgorithm::tree_one_stage, shape, bytes);
+      for (auto a : allreduce_algorithms()) best = std::min(best, formula(a, shape, bytes));
+      return best;
+    }
     case AllreduceAlgorithm::tree_one_stage: return tree_reduce(c, t) + broadcast(c, t, false);  // eq. (5)
     case AllreduceAlgorithm::tree_two_stage: return tree_reduce(c, t) + broadcast(c, t, true);
     case AllreduceAlgorithm::dissemination: return dissemination(c, t);
@@ -147,6 +193,12 @@ double CollectiveModel::predict(ReduceAlgorithm algorithm, TeamShape shape, std:
 }
 
 AllreduceAlgorithm CollectiveModel::choose_allreduce(TeamShape shape, std::size_t bytes) const noexcept {
+  if (!curves_.empty() && shape == measured_shape_) {  // measured here: the cheapest measured algorithm
+    const MeasuredCurve* best = &curves_.front();
+    for (const auto& c : curves_)
+      if (c.at(bytes) < best->at(bytes)) best = &c;
+    return best->algorithm;
+  }
   AllreduceAlgorithm best = AllreduceAlgorithm::tree_one_stage;
   double best_time = predict(best, shape, bytes);
   for (auto a : allreduce_algorithms()) {
@@ -174,6 +226,8 @@ CollectiveModel CollectiveModel::load(const std::string& path) {
   if (!in || ::stat(path.c_str(), &info) != 0) throw Error("cannot read collective model file '" + path + "'");
   if (!S_ISREG(info.st_mode)) throw Error("collective model file '" + path + "' is not a regular file");
   ModelParameters parameters;
+  TeamShape shape{0, 0};
+  std::vector<MeasuredCurve> curves;
   int entries = 0;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -181,14 +235,44 @@ CollectiveModel CollectiveModel::load(const std::string& path) {
     std::istringstream words(line);
     std::string name;
     if (!(words >> name)) continue;
+    const auto bad = [&](const std::string& why) {
+      return Error("collective model file '" + path + "' line " + std::to_string(number) + ": bad entry '" + line +
+                   "' (" + why + ")");
+    };
+    std::string rest;
+    if (name == "shape") {
+      if (!(words >> shape.threads >> shape.sockets) || (words >> rest) || shape.threads < 2 || shape.sockets < 1 ||
+          shape.sockets > shape.threads)
+        throw bad("expected 'shape <threads >= 2> <sockets, 1 to threads>'");
+      ++entries;
+      continue;
+    }
+    if (name == "curve") {
+      std::string algorithm_name;
+      long long bytes = 0;
+      double seconds = 0.0;
+      if (shape.threads == 0) throw bad("a curve needs a 'shape' line before it");
+      if (!(words >> algorithm_name >> bytes >> seconds) || (words >> rest) || bytes < 1 || !(seconds > 0.0) ||
+          !std::isfinite(seconds))
+        throw bad("expected 'curve <algorithm> <bytes >= 1> <seconds > 0>'");
+      const auto algorithm = detail::value_named(kAllreduceAlgorithms, algorithm_name);
+      if (!algorithm || *algorithm == AllreduceAlgorithm::automatic)
+        throw bad("unknown allreduce algorithm '" + algorithm_name + "'");
+      auto curve = std::find_if(curves.begin(), curves.end(), [&](const MeasuredCurve& c) { return c.algorithm == *algorithm; });
+      if (curve == curves.end()) curve = curves.insert(curves.end(), MeasuredCurve{*algorithm, {}});
+      if (!curve->points.empty() && curve->points.back().first >= static_cast<std::size_t>(bytes))
+        throw bad("sizes of a curve must increase");
+      curve->points.emplace_back(static_cast<std::size_t>(bytes), seconds);
+      ++entries;
+      continue;
+    }
     const Field* field = nullptr;
     for (const auto& f : kFields)
       if (name == f.name) field = &f;
     double value = 0.0;
-    std::string rest;
     if (field == nullptr || !(words >> value) || (words >> rest) || !(value >= 0.0) || !std::isfinite(value))
-      throw Error("collective model file '" + path + "' line " + std::to_string(number) + ": bad entry '" +
-                  line + "' (expected '<a_alpha|b_alpha|B_alpha|a_beta|b_beta|B_beta> <seconds >= 0>')");
+      throw bad("expected '<a_alpha|b_alpha|B_alpha|a_beta|b_beta|B_beta> <seconds >= 0>', 'shape <threads> "
+                "<sockets>' or 'curve <algorithm> <bytes> <seconds>'");
     parameters.*(field->member) = value;
     ++entries;
   }
@@ -196,7 +280,7 @@ CollectiveModel CollectiveModel::load(const std::string& path) {
   if (entries == 0)
     throw Error("collective model file '" + path + "' has no entries (expected lines '<name> <seconds >= 0>', as "
                 "calibrate writes them)");
-  return CollectiveModel(parameters);
+  return CollectiveModel(parameters, shape, std::move(curves));
 }
 
 void CollectiveModel::save(const std::string& path) const {
@@ -205,6 +289,13 @@ void CollectiveModel::save(const std::string& path) const {
   out << "# proxy collective model (HPDC'13 section 2): a in seconds, b and B in seconds per byte\n";
   out.precision(6);
   for (const auto& f : kFields) out << f.name << ' ' << std::scientific << parameters_.*(f.member) << '\n';
+  if (!curves_.empty()) {
+    out << "# measured on this team shape (threads sockets): its allreduce curves, bytes per thread and seconds\n";
+    out << "shape " << measured_shape_.threads << ' ' << measured_shape_.sockets << '\n';
+    for (const auto& c : curves_)
+      for (const auto& [bytes, seconds] : c.points)
+        out << "curve " << to_string(c.algorithm) << ' ' << bytes << ' ' << std::scientific << seconds << '\n';
+  }
   if (!out) throw Error("cannot write collective model file '" + path + "'");
 }
 

@@ -4,12 +4,18 @@
 // accesses over one shared link cost a + B*d*m. alpha: within a socket (NUMA domain), beta: across them.
 // apps/calibrate measures the parameters and writes them to a file; the runtime reads the file named by
 // PROXY_COLLECTIVE_MODEL and otherwise uses built-in defaults.
+// On the team shape calibrate measured, the file also holds each allreduce algorithm's measured curve
+// (its time at the calibration sizes), and predictions for that shape interpolate the curve: one set of
+// a, b, B cannot follow a machine whose per-byte costs change from L2 to L3 to memory, nor an algorithm
+// whose real data movement the formula does not count (bench/RESULTS.md, "Model"). Other shapes, which
+// nobody measured, use the formulas.
 // Thread safety: immutable after construction; any thread may call the const functions.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace proxy {
@@ -41,33 +47,54 @@ struct ModelParameters {
 struct TeamShape {
   int threads = 1;
   int sockets = 1;
+  bool operator==(const TeamShape&) const = default;
+};
+
+// One allreduce algorithm's measured time (seconds) at increasing sizes (bytes per thread).
+struct MeasuredCurve {
+  AllreduceAlgorithm algorithm = AllreduceAlgorithm::dissemination;
+  std::vector<std::pair<std::size_t, double>> points;
+  // Linear between the points; the first point's time below it; the last segment extended past the end.
+  double at(std::size_t bytes) const noexcept;
 };
 
 class CollectiveModel {
  public:
   CollectiveModel() = default;
   explicit CollectiveModel(ModelParameters parameters) : parameters_(parameters) {}
+  // The formulas' parameters, and the curves measured on `shape` (every curve with at least one point, each
+  // algorithm at most once; else proxy::Error).
+  CollectiveModel(ModelParameters parameters, TeamShape shape, std::vector<MeasuredCurve> curves);
 
   const ModelParameters& parameters() const noexcept { return parameters_; }
+  const TeamShape& measured_shape() const noexcept { return measured_shape_; }
+  const std::vector<MeasuredCurve>& curves() const noexcept { return curves_; }
 
-  // Predicted seconds for `bytes` per thread.
+  // Predicted seconds for `bytes` per thread (allreduce: the measured curve on the measured shape).
   double predict(AllreduceAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept;
+  // The HPDC'13 formula alone, whatever was measured.
+  double formula(AllreduceAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept;
   double predict(BroadcastAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept;
   double predict(ReduceAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept;
 
-  // The cheapest concrete algorithm by the model.
+  // The cheapest concrete algorithm by the model (on the measured shape: among the measured curves).
   AllreduceAlgorithm choose_allreduce(TeamShape shape, std::size_t bytes) const noexcept;
   ReduceAlgorithm choose_reduce(TeamShape shape, std::size_t bytes) const noexcept;
   BroadcastAlgorithm choose_broadcast(TeamShape shape, std::size_t bytes) const noexcept;
 
-  // "name value" lines; '#' starts a comment. load() throws proxy::Error naming the file and bad line.
+  // "name value" lines, then "shape <threads> <sockets>" and "curve <algorithm> <bytes> <seconds>" lines;
+  // '#' starts a comment. load() throws proxy::Error naming the file and bad line.
   static CollectiveModel load(const std::string& path);
   void save(const std::string& path) const;
   // The file named by PROXY_COLLECTIVE_MODEL when set (errors are thrown), else the built-in defaults.
   static CollectiveModel from_env();
 
  private:
+  const MeasuredCurve* curve_of(AllreduceAlgorithm algorithm, TeamShape shape) const noexcept;
+
   ModelParameters parameters_;
+  TeamShape measured_shape_{0, 0};  // no curves: matches no team
+  std::vector<MeasuredCurve> curves_;
 };
 
 }  // namespace proxy
