@@ -64,7 +64,13 @@ TeamShape Team::shape() const noexcept { return impl_->shape; }
 std::size_t Team::strip_bytes() const noexcept { return impl_->strip_bytes; }
 
 AllreduceAlgorithm Team::choose_allreduce(std::size_t bytes) const noexcept {
-  return impl_->config.model.choose_allreduce(impl_->shape, bytes);
+  const std::uint64_t last = impl_->last_allreduce_choice.load(std::memory_order_relaxed);
+  if ((last >> 3) == bytes) return static_cast<AllreduceAlgorithm>(last & 7);
+  const AllreduceAlgorithm choice = impl_->config.model.choose_allreduce(impl_->shape, bytes);
+  if (bytes < (std::uint64_t{1} << 60))
+    impl_->last_allreduce_choice.store((std::uint64_t{bytes} << 3) | static_cast<std::uint64_t>(choice),
+                                       std::memory_order_relaxed);
+  return choice;
 }
 
 }  // namespace proxy
