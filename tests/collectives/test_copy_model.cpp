@@ -215,7 +215,7 @@ TEST(CollectiveModel, MeasuredCurvesDecideOnTheirShape) {
   EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, pair, 8), 1.0e-6);
   EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, pair, 4), 1.0e-6) << "below the first point";
   EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, pair, 516), 1.5e-6) << "halfway";
-  EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, pair, 7168), 14.0e-6) << "the last slope, on";
+  EXPECT_DOUBLE_EQ(model.predict(AllreduceAlgorithm::dissemination, pair, 8192), 16.0e-6) << "past the end";
   EXPECT_EQ(model.choose_allreduce(pair, 8), AllreduceAlgorithm::dissemination);
   EXPECT_EQ(model.choose_allreduce(pair, 4096), AllreduceAlgorithm::tiled_one_stage);
   // An algorithm without a curve (not chosen on this shape), and every other shape, keep the formulas.

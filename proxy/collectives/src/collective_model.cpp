@@ -123,6 +123,8 @@ BroadcastAlgorithm parse_broadcast_algorithm(std::string_view text) {
 double MeasuredCurve::at(std::size_t bytes) const noexcept {
   if (points.empty()) return 0.0;
   if (points.size() == 1 || bytes <= points.front().first) return points.front().second;
+  if (bytes >= points.back().first)  // past the end: bandwidth-bound, proportional to the bytes
+    return points.back().second * (double(bytes) / double(points.back().first));
   std::size_t i = 1;
   while (i + 1 < points.size() && points[i].first < bytes) ++i;
   const auto [m0, t0] = points[i - 1];

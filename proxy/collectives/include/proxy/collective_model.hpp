@@ -54,7 +54,7 @@ struct TeamShape {
 struct MeasuredCurve {
   AllreduceAlgorithm algorithm = AllreduceAlgorithm::dissemination;
   std::vector<std::pair<std::size_t, double>> points;
-  // Linear between the points; the first point's time below it; the last segment extended past the end.
+  // Linear between the points; the first point's time below it; past the last, proportional to the bytes.
   double at(std::size_t bytes) const noexcept;
 };
 
