@@ -33,16 +33,33 @@ inline std::uint64_t now_ticks() noexcept {
 // rarely, and the longer the run the better the rate).
 class TickRate {
  public:
-  TickRate() noexcept : ticks_(now_ticks()), seconds_(now_seconds()) {}
+  TickRate() noexcept : start_(now()) {}
   double seconds(std::uint64_t ticks) const noexcept {
-    const double elapsed_ticks = static_cast<double>(now_ticks() - ticks_);
-    const double elapsed_seconds = now_seconds() - seconds_;
-    return elapsed_ticks > 0.0 ? static_cast<double>(ticks) * elapsed_seconds / elapsed_ticks : 0.0;
+    const Reading end = now();
+    const double elapsed_ticks = static_cast<double>(end.ticks - start_.ticks);
+    return elapsed_ticks > 0.0 ? static_cast<double>(ticks) * (end.seconds - start_.seconds) / elapsed_ticks : 0.0;
   }
 
  private:
-  std::uint64_t ticks_;
-  double seconds_;
+  struct Reading {
+    std::uint64_t ticks;
+    double seconds;
+  };
+  // A tick reading and the steady_clock time it was taken at: the middle of the tightest of three
+  // steady_clock brackets around it (a thread descheduled between two plain reads would skew the rate).
+  static Reading now() noexcept {
+    Reading best{0, 0.0};
+    double best_width = -1.0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const double before = now_seconds();
+      const std::uint64_t ticks = now_ticks();
+      const double after = now_seconds();
+      if (best_width < 0.0 || after - before < best_width) best = {ticks, (before + after) / 2}, best_width = after - before;
+    }
+    return best;
+  }
+
+  Reading start_;
 };
 
 // Ticks from `start` to `end`; 0 if they run backwards (a counter not synchronised across cores).
