@@ -70,8 +70,6 @@ struct StepThread {
   void progress_point() const {
     if (proxy != nullptr) proxy->progress_point();
   }
-  // Whether progress points would move anything now (ProxyThread::needs_progress; false outside proxy mode).
-  bool needs_progress() const noexcept { return proxy != nullptr && proxy->needs_progress(); }
 };
 
 struct Steps {
