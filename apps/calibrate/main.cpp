@@ -308,13 +308,14 @@ int run(int argc, char** argv) {
               "formula: HPDC'13 with the parameters above)\n", shape.threads, shape.sockets);
   for (const bool formula : {false, true}) {
     const Agreement g = agreement(rows, formula);
-    const std::string choice = g.worst_choice_bytes == 0
-                                   ? "its choice was the measured best at every size"
-                                   : "its choice costs at most " + std::to_string(g.worst_choice).substr(0, 4) +
-                                         "x the measured best (at " + format_bytes(g.worst_choice_bytes) + ")";
-    std::printf("%s vs a second measurement: median |error| %.0f%%, worst %.0f%% (at %s); %s\n",
+    std::printf("%s vs a second measurement: median |error| %.0f%%, worst %.0f%% (at %s); ",
                 formula ? "formulas" : "model", 100 * g.median_error, 100 * g.worst_error,
-                format_bytes(g.worst_error_bytes).c_str(), choice.c_str());
+                format_bytes(g.worst_error_bytes).c_str());
+    if (g.worst_choice_bytes == 0)
+      std::printf("its choice was the measured best at every size\n");
+    else
+      std::printf("its choice costs at most %.2fx the measured best (at %s)\n", g.worst_choice,
+                  format_bytes(g.worst_choice_bytes).c_str());
   }
 
   // 4. Crossovers.

@@ -220,6 +220,11 @@ def median_run(records):
     return ordered[len(ordered) // 2]
 
 
+def times_faster(ratio):
+    """'1.23 x faster' for a ratio of times (the other's / this one's), '1.23 x slower' below 1."""
+    return f"{ratio:.2f} x faster" if ratio >= 1 else f"{1 / ratio:.2f} x slower"
+
+
 def fmt(value, spec):
     """Format a number, or '-' for a missing one (JSON null)."""
     return "-" if value is None else format(value, spec)

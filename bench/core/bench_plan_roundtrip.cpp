@@ -26,6 +26,16 @@ void bind_like_the_proxy_benchmark() {
   environment->topology().bind_this_thread(environment->placement(1, true).compute_cores.front());
 }
 
+// What the direct variants report: the slowest rank's mean (reduced by this thread, which calls MPI), the
+// bytes both ranks sent, and what was timed.
+void report_direct(benchmark::State& state, const std::vector<double>& times, const char* label) {
+  bench::report_slowest_rank(state, times, [](const double* in_, double* out_, int n) {
+    MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  });
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0) * 2);
+  state.SetLabel(label);
+}
+
 void BM_Direct(benchmark::State& state) {
   const int bytes = static_cast<int>(state.range(0));
   std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
@@ -41,11 +51,7 @@ void BM_Direct(benchmark::State& state) {
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
     times.push_back(MPI_Wtime() - t0);
   }
-  bench::report_slowest_rank(state, times, [](const double* in_, double* out_, int n) {
-    MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  });
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0) * 2);
-  state.SetLabel("Isend/Irecv/Waitall from the compute thread");
+  report_direct(state, times, "Isend/Irecv/Waitall from the compute thread");
 }
 
 // What a plan starts: the same persistent requests, started and tested by the compute thread itself.
@@ -68,11 +74,7 @@ void BM_DirectPersistent(benchmark::State& state) {
   }
   MPI_Request_free(&r[0]);
   MPI_Request_free(&r[1]);
-  bench::report_slowest_rank(state, times, [](const double* in_, double* out_, int n) {
-    MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  });
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0) * 2);
-  state.SetLabel("Recv_init/Send_init once, Startall and a Testall loop from the compute thread");
+  report_direct(state, times, "Recv_init/Send_init once, Startall and a Testall loop from the compute thread");
 }
 
 void BM_Proxy(benchmark::State& state) {
