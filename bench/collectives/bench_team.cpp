@@ -3,13 +3,15 @@
 // each iteration, both outside the timed region, so inputs are dirty in the producer's cache and caches do
 // not flatter the result) and reports the mean over iterations of the average thread time as manual time,
 // with the average of the per-iteration min and max over threads as counters. Compared with an OpenMP
-// array reduction (reduction(+:a[:n])) timed the same way, and copy bandwidth (memcpy vs streaming).
+// array reduction (reduction(+:a[:n])) timed the same way (counter omp_cpus: the CPUs its threads may use),
+// and copy bandwidth (memcpy vs streaming).
 // Threads: BENCH_THREADS (default: the machine's cores). Wait policy: PROXY_WAIT_POLICY (default
 // spin-then-yield). --benchmark_min_time=T repeats a team benchmark's measurement until T seconds have
 // passed and reports the mean over the measurements (without it: one measurement, as Google Benchmark's
 // fixed Iterations(1) would); the reported time stays the time of one collective.
 #include <benchmark/benchmark.h>
 #include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -77,10 +79,11 @@ Stats measure(int p, int iterations, Op op, Dirty dirty, Barrier barrier) {
       elapsed[t][i] = proxy::now_seconds() - start;
     }
   };
-  std::vector<std::thread> helpers;
-  for (int t = 1; t < p; ++t) helpers.emplace_back(body, t);
-  body(0);
-  for (auto& h : helpers) h.join();
+  // Every measuring thread is a new one: binding the calling thread would confine the OpenMP threads it
+  // creates later (OpenMPArrayReduction's, which inherit its binding) to one core.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < p; ++t) threads.emplace_back(body, t);
+  for (auto& thread : threads) thread.join();
   Stats s;
   for (int i = warmup; i < total; ++i) {
     double sum = 0, lo = 1e300, hi = 0;
@@ -146,6 +149,22 @@ void TeamBroadcast(benchmark::State& state, proxy::BroadcastAlgorithm algorithm)
   report(state, s, bytes, measurements);
 }
 
+// The CPUs p OpenMP threads may run on, together: all the process's unless a bound thread created the pool.
+int openmp_cpus(int p) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+#pragma omp parallel num_threads(p)
+  {
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
+#pragma omp critical
+      CPU_OR(&all, &all, &mine);
+    }
+  }
+  return CPU_COUNT(&all);
+}
+
 // reduction(+:out[:n]) over p threads' arrays: each thread adds its array into its private copy, the
 // runtime combines the copies. Timed per iteration around the parallel region (fork/join included, as a
 // user would see it); the input is rewritten outside the timed region.
@@ -178,6 +197,7 @@ void OpenMPArrayReduction(benchmark::State& state) {
   Stats s;
   s.avg = s.min = s.max = total / iterations;  // one timer around the region: no per-thread spread
   report(state, s, bytes);
+  state.counters["omp_cpus"] = openmp_cpus(p);
 }
 
 void Copy(benchmark::State& state, proxy::CopyKind kind) {

@@ -2,7 +2,10 @@
 """Runs a Google Benchmark program with --benchmark_format=json and --benchmark_out=OUT and checks that
 its stdout and OUT both parse as JSON with at least one benchmark (no console text, no colour codes), and
 that the context carries the run's provenance (docs/provenance.md: every prov_<field>, argv its command).
-usage: check_benchmark_json.py --out OUT -- PROGRAM ARGS..."""
+--counter NAME COUNTER VALUE: the benchmark whose name starts with NAME reports COUNTER = VALUE
+(usable-cpus: the number of CPUs this process may run on).
+usage: check_benchmark_json.py --out OUT [--counter NAME COUNTER VALUE]... -- PROGRAM ARGS..."""
+import os
 import argparse
 import json
 import subprocess
@@ -17,6 +20,8 @@ def main():
     """Runs the program and checks both outputs."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="file for --benchmark_out")
+    parser.add_argument("--counter", nargs=3, action="append", default=[], metavar=("NAME", "COUNTER", "VALUE"),
+                        help="expect this counter value of the benchmark whose name starts with NAME")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -42,6 +47,14 @@ def main():
                   f"the command line {command}")
             return 1
         print(f"{name}: JSON with {len(document['benchmarks'])} benchmark(s)")
+    for prefix, counter, value in args.counter:
+        expected = float(len(os.sched_getaffinity(0)) if value == "usable-cpus" else value)
+        found = [b for b in document["benchmarks"] if b["name"].startswith(prefix)]
+        if not found or found[0].get(counter) != expected:
+            print(f"{prefix}: expected {counter} = {expected:g}, got "
+                  f"{found[0].get(counter) if found else 'no such benchmark'}")
+            return 1
+        print(f"{prefix}: {counter} = {expected:g}")
     return 0
 
 
