@@ -2,9 +2,9 @@
 """Runs a Google Benchmark program with --benchmark_format=json and --benchmark_out=OUT and checks that
 its stdout and OUT both parse as JSON with at least one benchmark (no console text, no colour codes), and
 that the context carries the run's provenance (docs/provenance.md: every prov_<field>, argv its command).
---counter NAME COUNTER VALUE: the benchmark whose name starts with NAME reports COUNTER = VALUE
-(usable-cpus: the number of CPUs this process may run on).
-usage: check_benchmark_json.py --out OUT [--counter NAME COUNTER VALUE]... -- PROGRAM ARGS..."""
+--expect NAME FIELD VALUE: the benchmark whose name starts with NAME has FIELD (a counter, or label) equal
+to VALUE, in which {usable_cpus} stands for the number of CPUs this process may run on.
+usage: check_benchmark_json.py --out OUT [--expect NAME FIELD VALUE]... -- PROGRAM ARGS..."""
 import os
 import argparse
 import json
@@ -20,8 +20,8 @@ def main():
     """Runs the program and checks both outputs."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="file for --benchmark_out")
-    parser.add_argument("--counter", nargs=3, action="append", default=[], metavar=("NAME", "COUNTER", "VALUE"),
-                        help="expect this counter value of the benchmark whose name starts with NAME")
+    parser.add_argument("--expect", nargs=3, action="append", default=[], metavar=("NAME", "FIELD", "VALUE"),
+                        help="expect this field of the benchmark whose name starts with NAME")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -47,14 +47,18 @@ def main():
                   f"the command line {command}")
             return 1
         print(f"{name}: JSON with {len(document['benchmarks'])} benchmark(s)")
-    for prefix, counter, value in args.counter:
-        expected = float(len(os.sched_getaffinity(0)) if value == "usable-cpus" else value)
+    for prefix, field, value in args.expect:
+        expected = value.format(usable_cpus=len(os.sched_getaffinity(0)))
         found = [b for b in document["benchmarks"] if b["name"].startswith(prefix)]
-        if not found or found[0].get(counter) != expected:
-            print(f"{prefix}: expected {counter} = {expected:g}, got "
-                  f"{found[0].get(counter) if found else 'no such benchmark'}")
+        got = found[0].get(field) if found else "no such benchmark"
+        if isinstance(got, (int, float)) and not isinstance(got, bool):
+            matches = got == float(expected)
+        else:
+            matches = got == expected
+        if not matches:
+            print(f"{prefix}: expected {field} '{expected}', got '{got}'")
             return 1
-        print(f"{prefix}: {counter} = {expected:g}")
+        print(f"{prefix}: {field} '{expected}'")
     return 0
 
 

@@ -6,9 +6,11 @@ collectives tables. Each CTest test runs one case: `test_cluster_study.py TestCl
 Environment (set by CTest): CLUSTER_TEST_BUILD (the build folder), MPIEXEC (optional launcher)."""
 import csv
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -70,6 +72,7 @@ class TestClusterStudy(unittest.TestCase):
         if nodes > 1:
             self.assertTrue(any("all nodes" in n for n in names), names)
         self.assertIn("## Commands", report)
+        self.assertNotIn("partial report", report)
 
     def test_one_node(self):
         """This machine as one node of 2 cores."""
@@ -85,6 +88,31 @@ class TestClusterStudy(unittest.TestCase):
             self.skipTest("needs root and 'ip netns' for the emulated cluster")
         self.study("--smoke", "--emulate", "2x1")
         self.check_report(2, 1)
+
+    def test_terminated(self):
+        """SIGTERM (a job's time limit) mid-study: exit 143, one line naming the kept report, which holds the
+        parts finished before it and says it is partial; nothing the run in flight started is left."""
+        if len(os.sched_getaffinity(0)) < 2:
+            self.skipTest("needs 2 cores")
+        study = subprocess.Popen([str(STUDY), "--build", BUILD, "--out", str(self.out), "--smoke", "--cores", "2"],
+                                 stderr=subprocess.PIPE, text=True)
+        report = self.out / "report.md"
+        deadline = time.monotonic() + 500
+        while not report.exists() and study.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertIsNone(study.poll(), "the study ended before its first part's report")
+        study.send_signal(signal.SIGTERM)
+        _, err = study.communicate(timeout=60)
+        self.assertEqual(study.returncode, 143, err)
+        self.assertEqual(err.strip().splitlines()[-1],
+                         f"cluster-study: terminated; report of the finished parts: {report}", err)
+        text = report.read_text()
+        self.assertIn("## RedBlack3D", text)
+        self.assertIn("Note: partial report: summa, overlap, collectives not finished yet", text)
+        self.assertEqual(len(rows(self.out / "redblack3d.csv")), 4)
+        time.sleep(3)
+        left = subprocess.run(["pgrep", "-f", str(self.out)], capture_output=True, text=True).stdout.split()
+        self.assertEqual(left, [], "processes of the stopped run are left")
 
     def test_bad_input(self):
         """One line naming the bad value, exit 2."""
