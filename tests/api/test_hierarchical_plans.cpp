@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
@@ -291,6 +293,42 @@ TEST(HierarchicalPlans, MatchesMpiAllreduceBitwiseForIntegersAndWithinRoundingFo
   const double terms = kThreads * world_size();
   for (int k = 0; k < kCount; ++k)
     EXPECT_LE(std::fabs(real_sum[k] - want_real[k]), 2 * terms * 2.2205e-16 * magnitude[k]) << "element " << k;
+}
+
+// Integer sums and products of the threads' contributions wrap as MPI's do (the proxy folds them with the
+// runtime's element-wise kernels; a signed C++ sum would overflow, which UBSan reports): 32- and 64-bit types.
+TEST(HierarchicalPlans, IntegerSumsAndProductsWrapAsMpisDo) {
+  constexpr int kThreads = 3;
+  const std::int32_t big32 = std::numeric_limits<std::int32_t>::max() - world_rank();
+  const std::int64_t big64 = std::numeric_limits<std::int64_t>::max() - world_rank();
+  std::vector<std::int32_t> parts32(kThreads, big32);
+  std::vector<std::int64_t> parts64(kThreads, big64);
+  std::vector<const void*> p32, p64;
+  for (int t = 0; t < kThreads; ++t) p32.push_back(&parts32[t]), p64.push_back(&parts64[t]);
+  std::int32_t sum32 = 0, prod32 = 0, want_sum32 = 0, want_prod32 = 0;
+  std::int64_t sum64 = 0, want_sum64 = 0;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD);
+  proxy::PlanSpec spec("wrapping");
+  spec.allreduce(proxy.comm(), p32, &sum32, 1, MPI_INT32_T, MPI_SUM)
+      .allreduce(proxy.comm(), p32, &prod32, 1, MPI_INT, MPI_PROD)
+      .allreduce(proxy.comm(), p64, &sum64, 1, MPI_INT64_T, MPI_SUM);
+  proxy.wait(proxy.start(proxy.commit(spec)));
+  // The same fold by MPI itself: the threads' values through MPI_Reduce_local, then over the ranks.
+  proxy.call([&] {
+    std::int32_t local_sum32 = big32, local_prod32 = big32;
+    std::int64_t local_sum64 = big64;
+    for (int t = 1; t < kThreads; ++t) {
+      MPI_Reduce_local(&big32, &local_sum32, 1, MPI_INT32_T, MPI_SUM);
+      MPI_Reduce_local(&big32, &local_prod32, 1, MPI_INT, MPI_PROD);
+      MPI_Reduce_local(&big64, &local_sum64, 1, MPI_INT64_T, MPI_SUM);
+    }
+    MPI_Allreduce(&local_sum32, &want_sum32, 1, MPI_INT32_T, MPI_SUM, proxy.comm());
+    MPI_Allreduce(&local_prod32, &want_prod32, 1, MPI_INT, MPI_PROD, proxy.comm());
+    MPI_Allreduce(&local_sum64, &want_sum64, 1, MPI_INT64_T, MPI_SUM, proxy.comm());
+  });
+  EXPECT_EQ(sum32, want_sum32);
+  EXPECT_EQ(prod32, want_prod32);
+  EXPECT_EQ(sum64, want_sum64);
 }
 
 // A non-commutative operation: "the left operand" (associative). MPI's order is contribution 0 first, so

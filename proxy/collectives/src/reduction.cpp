@@ -1,13 +1,14 @@
-// Element-wise combining for the collectives: typed loops for the built-in operations (vectorised by the
-// compiler), and MPI-contract user functions with a bounce buffer when the output aliases the left operand.
+// Element-wise combining for the collectives: the built-in operations through the runtime's one set of
+// kernels (proxy/detail/elementwise.hpp), and MPI-contract user functions with a bounce buffer when the
+// output aliases the left operand.
 #include "proxy/reduction.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
-#include <type_traits>
 
 #include "proxy/error.hpp"
+#include "proxy/detail/elementwise.hpp"
 #include "proxy/detail/enum_names.hpp"
 
 namespace proxy {
@@ -45,42 +46,16 @@ ReduceOp parse_reduce_op(std::string_view text) {
 
 namespace {
 
-template <class T, class F>
-void loop(const void* left, const void* right, void* out, std::size_t n, F f) noexcept {
-  // Plain pointers, not __restrict: out may alias either operand element for element.
-  const T* a = static_cast<const T*>(left);
-  const T* b = static_cast<const T*>(right);
-  T* c = static_cast<T*>(out);
-  for (std::size_t i = 0; i < n; ++i) c[i] = f(a[i], b[i]);
-}
-
-// Integer sums and products wrap (two's complement) instead of overflowing into undefined behaviour.
-template <class T>
-T add(T x, T y) noexcept {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));
-  } else {
-    return x + y;
-  }
-}
-template <class T>
-T multiply(T x, T y) noexcept {
-  if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
-  } else {
-    return x * y;
-  }
-}
-
 template <class T>
 void builtin(ReduceOp op, const void* a, const void* b, void* c, std::size_t n) noexcept {
+  const auto run = [&](detail::ElementOp e) {
+    detail::combine_elements(e, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), n);
+  };
   switch (op) {
-    case ReduceOp::sum: loop<T>(a, b, c, n, add<T>); break;
-    case ReduceOp::prod: loop<T>(a, b, c, n, multiply<T>); break;
-    case ReduceOp::min: loop<T>(a, b, c, n, [](T x, T y) { return y < x ? y : x; }); break;
-    case ReduceOp::max: loop<T>(a, b, c, n, [](T x, T y) { return x < y ? y : x; }); break;
+    case ReduceOp::sum: run(detail::ElementOp::sum); break;
+    case ReduceOp::prod: run(detail::ElementOp::prod); break;
+    case ReduceOp::min: run(detail::ElementOp::min); break;
+    case ReduceOp::max: run(detail::ElementOp::max); break;
     case ReduceOp::user: break;
   }
 }

@@ -3,34 +3,39 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
+#include <cstdint>
 
+#include "proxy/detail/elementwise.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
 
 namespace {
-// staging = ((c0 op c1) op c2) ... for a floating-point T and a built-in op; false for any other op.
+// staging = ((c0 op c1) op c2) ... through the runtime's element-wise kernels, for a built-in operation on
+// a type they know; false for any other (MPI_Reduce_local then).
 template <typename T>
-bool reduce_inline(const std::vector<const void*>& contributions, MPI_Op op, T* staging, int count) {
-  const auto fold = [&](auto combine) {
-    for (std::size_t i = 1; i < contributions.size(); ++i) {
-      const T* in = static_cast<const T*>(contributions[i]);
-      for (int k = 0; k < count; ++k) staging[k] = combine(staging[k], in[k]);
-    }
-    return true;
-  };
-  if (op == MPI_SUM) return fold(std::plus<T>());
-  if (op == MPI_PROD) return fold(std::multiplies<T>());
-  if (op == MPI_MAX) return fold([](T a, T b) { return std::max(a, b); });
-  if (op == MPI_MIN) return fold([](T a, T b) { return std::min(a, b); });
-  return false;
+bool reduce_inline(const std::vector<const void*>& contributions, detail::ElementOp op, T* staging, int count) {
+  for (std::size_t i = 1; i < contributions.size(); ++i)
+    detail::combine_elements(op, staging, static_cast<const T*>(contributions[i]), staging, static_cast<std::size_t>(count));
+  return true;
 }
 
 bool reduce_inline(const CollectiveElement& e, std::byte* staging) {
-  if (e.type == MPI_DOUBLE) return reduce_inline(e.contributions, e.op, reinterpret_cast<double*>(staging), e.count);
-  if (e.type == MPI_FLOAT) return reduce_inline(e.contributions, e.op, reinterpret_cast<float*>(staging), e.count);
-  return false;  // integers too: MPI's sums wrap, a signed C++ sum may not overflow
+  detail::ElementOp op{};
+  if (e.op == MPI_SUM) op = detail::ElementOp::sum;
+  else if (e.op == MPI_PROD) op = detail::ElementOp::prod;
+  else if (e.op == MPI_MIN) op = detail::ElementOp::min;
+  else if (e.op == MPI_MAX) op = detail::ElementOp::max;
+  else return false;
+  const auto& in = e.contributions;
+  if (e.type == MPI_DOUBLE) return reduce_inline(in, op, reinterpret_cast<double*>(staging), e.count);
+  if (e.type == MPI_FLOAT) return reduce_inline(in, op, reinterpret_cast<float*>(staging), e.count);
+  // Integers wrap in the kernels as in MPI's sums and products.
+  if (e.type == MPI_INT32_T || (e.type == MPI_INT && sizeof(int) == 4))
+    return reduce_inline(in, op, reinterpret_cast<std::int32_t*>(staging), e.count);
+  if (e.type == MPI_INT64_T || (e.type == MPI_LONG && sizeof(long) == 8) || (e.type == MPI_LONG_LONG && sizeof(long long) == 8))
+    return reduce_inline(in, op, reinterpret_cast<std::int64_t*>(staging), e.count);
+  return false;
 }
 }  // namespace
 
