@@ -16,7 +16,8 @@ namespace {
 template <typename T>
 bool reduce_inline(const std::vector<const void*>& contributions, detail::ElementOp op, T* staging, int count) {
   for (std::size_t i = 1; i < contributions.size(); ++i)
-    detail::combine_elements(op, staging, static_cast<const T*>(contributions[i]), staging, static_cast<std::size_t>(count));
+    detail::combine_elements(op, staging, static_cast<const T*>(contributions[i]), staging,
+                             static_cast<std::size_t>(count));
   return true;
 }
 
@@ -33,7 +34,8 @@ bool reduce_inline(const CollectiveElement& e, std::byte* staging) {
   // Integers wrap in the kernels as in MPI's sums and products.
   if (e.type == MPI_INT32_T || (e.type == MPI_INT && sizeof(int) == 4))
     return reduce_inline(in, op, reinterpret_cast<std::int32_t*>(staging), e.count);
-  if (e.type == MPI_INT64_T || (e.type == MPI_LONG && sizeof(long) == 8) || (e.type == MPI_LONG_LONG && sizeof(long long) == 8))
+  if (e.type == MPI_INT64_T || (e.type == MPI_LONG && sizeof(long) == 8) ||
+      (e.type == MPI_LONG_LONG && sizeof(long long) == 8))
     return reduce_inline(in, op, reinterpret_cast<std::int64_t*>(staging), e.count);
   return false;
 }
