@@ -2,8 +2,8 @@
 """Runs a Google Benchmark program with --benchmark_format=json and --benchmark_out=OUT and checks that
 its stdout and OUT both parse as JSON with at least one benchmark (no console text, no colour codes), and
 that the context carries the run's provenance (docs/provenance.md: every prov_<field>, argv its command).
---expect NAME FIELD VALUE: the benchmark whose name starts with NAME has FIELD (a counter, or label) equal
-to VALUE, in which {usable_cpus} stands for the number of CPUs this process may run on.
+--expect NAME FIELD VALUE: the benchmark whose name starts with NAME has the text field FIELD (its label,
+say) equal to VALUE, in which {usable_cpus} stands for the number of CPUs this process may run on.
 usage: check_benchmark_json.py --out OUT [--expect NAME FIELD VALUE]... -- PROGRAM ARGS..."""
 import os
 import argparse
@@ -51,11 +51,7 @@ def main():
         expected = value.format(usable_cpus=len(os.sched_getaffinity(0)))
         found = [b for b in document["benchmarks"] if b["name"].startswith(prefix)]
         got = found[0].get(field) if found else "no such benchmark"
-        if isinstance(got, (int, float)) and not isinstance(got, bool):
-            matches = got == float(expected)
-        else:
-            matches = got == expected
-        if not matches:
+        if got != expected:
             print(f"{prefix}: expected {field} '{expected}', got '{got}'")
             return 1
         print(f"{prefix}: {field} '{expected}'")

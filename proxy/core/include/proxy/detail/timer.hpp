@@ -54,7 +54,10 @@ class TickRate {
       const double before = now_seconds();
       const std::uint64_t ticks = now_ticks();
       const double after = now_seconds();
-      if (best_width < 0.0 || after - before < best_width) best = {ticks, (before + after) / 2}, best_width = after - before;
+      if (best_width < 0.0 || after - before < best_width) {
+        best = {ticks, (before + after) / 2};
+        best_width = after - before;
+      }
     }
     return best;
   }
