@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include <unistd.h>
+
 namespace redblack3d {
 
 Box interior_box(const Extent& local) noexcept { return Box{{1, 1, 1}, {local[0] + 1, local[1] + 1, local[2] + 1}}; }
@@ -75,23 +77,26 @@ void relax_ref(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Ex
   }
 }
 
+int cache_block_rows(std::ptrdiff_t row_bytes) noexcept {
+  static const long l2_bytes = [] {
+    const long reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return reported > 0 ? reported : 1L << 20;
+  }();
+  return static_cast<int>(std::max<std::ptrdiff_t>(1, l2_bytes / 2 / (4 * std::max<std::ptrdiff_t>(row_bytes, 1))));
+}
+
 void relax(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Extent& offset, const Box& box,
-           const std::function<void()>& between_planes) {
+           const std::function<void()>& between_planes, int block_rows) {
   if (box.empty()) return;
   // Rows stream through a chunk buffer: pass 1 computes the update for every x (unit stride, no
   // dependence on what pass 2 writes, so it vectorises), pass 2 stores only this colour's points. The
   // extra arithmetic is free in a memory-bound sweep; traffic stays one read of u and f, one write of u.
   constexpr int kChunk = 512;
-  const int rows_y = box.hi[1] - box.lo[1];
-  const long long rows = 1LL * rows_y * (box.hi[2] - box.lo[2]);
   const std::ptrdiff_t sy = u.stride_y(), sz = u.stride_z();
   double* const base = u.data();
   const double* const rhs = f.data();
-#pragma omp for schedule(static) nowait
-  for (long long row = 0; row < rows; ++row) {
-    const int k = box.lo[2] + static_cast<int>(row / rows_y);
-    const int j = box.lo[1] + static_cast<int>(row % rows_y);
-    if (j == box.lo[1] && between_planes) between_planes();
+  if (block_rows <= 0) block_rows = cache_block_rows(sy * static_cast<std::ptrdiff_t>(sizeof(double)));
+  for_each_row(box, block_rows, between_planes, [&](int j, int k) {
     alignas(64) double next[kChunk];
     for (int i0 = box.lo[0]; i0 < box.hi[0]; i0 += kChunk) {
       const int count = std::min(kChunk, box.hi[0] - i0);
@@ -105,7 +110,7 @@ void relax(Grid& u, const Grid& f, const Stencil& s, Colour colour, const Extent
       double* out = base + u.index(i0, j, k);
       for (int t = first_of_colour(i0, j, k, colour, offset) - i0; t < count; t += 2) out[t] = next[t];
     }
-  }
+  });
 }
 
 }  // namespace redblack3d

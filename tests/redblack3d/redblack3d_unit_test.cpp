@@ -1,8 +1,9 @@
 // Unit tests of the RedBlack3D library without MPI: decomposition arithmetic, the inner/annulus split,
-// the optimised kernel against the reference (bitwise, with and without threads), the serial solver's
+// the optimised kernel against the reference (bitwise, with and without threads, in any cache band), the serial solver's
 // convergence to the manufactured solution, and the bitwise comparison itself.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -160,6 +161,44 @@ TEST(Kernel, OptimisedMatchesReferenceBitwise) {
       }
     }
   }
+}
+
+// Every band height visits every row once: 1 row, uneven bands (5 rows of 13 in 3 bands of 4-5), the
+// whole plane, more than the plane, and the cache's own choice, alone and split over 3 threads.
+TEST(Kernel, CacheBandsMatchReferenceBitwise) {
+  const Extent n{37, 13, 6};
+  const Stencil s = make_stencil({40, 30, 20}, 1.3);
+  const Grid f = random_grid(n, 5);
+  const Extent offset{1, 2, 3};
+  for (const Box box : {interior_box(n), Box{{2, 3, 2}, {30, 12, 6}}}) {
+    for (Colour colour : {Colour::red, Colour::black}) {
+      Grid expected = random_grid(n, 9);
+      relax_ref(expected, f, s, colour, offset, box);
+      for (const int band : {1, 5, 13, 40, 0}) {
+        Grid alone = random_grid(n, 9);
+        relax(alone, f, s, colour, offset, box, {}, band);
+        EXPECT_TRUE(bitwise_equal(expected, alone)) << "band " << band;
+        Grid threaded = random_grid(n, 9);
+        std::atomic<int> plane_entries{0};
+#pragma omp parallel num_threads(3)
+        relax(threaded, f, s, colour, offset, box, [&plane_entries] { ++plane_entries; }, band);
+        EXPECT_TRUE(bitwise_equal(expected, threaded)) << "band " << band;
+        // One progress point per plane of each band: bands x planes of the box.
+        const int rows_y = box.hi[1] - box.lo[1], planes = box.hi[2] - box.lo[2];
+        const int bands = band <= 0 ? 1 : (rows_y + band - 1) / band;
+        EXPECT_EQ(plane_entries.load(), bands * planes) << "band " << band;
+      }
+    }
+  }
+}
+
+TEST(Kernel, CacheBandRowsFollowTheRowLength) {
+  const int wide = cache_block_rows(4096), narrow = cache_block_rows(2048);
+  EXPECT_GE(wide, 1);
+  EXPECT_GE(narrow, 2 * wide);  // half the row length, twice the rows (floor)
+  EXPECT_LE(narrow, 2 * wide + 1);
+  EXPECT_EQ(cache_block_rows(1LL << 40), 1);
+  EXPECT_EQ(cache_block_rows(0), cache_block_rows(1));
 }
 
 TEST(Kernel, UpdatesOnlyItsColour) {

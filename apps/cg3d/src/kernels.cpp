@@ -16,18 +16,11 @@ void each_row(const Grid& g, Row&& row) {
   }
 }
 
-// The same over the rows of a box (first: the index of its point i = box.lo[0]).
+// The same over the rows of a box in redblack3d's cache bands (first: the index of its point i = box.lo[0]).
 template <class Row>
 void each_box_row(const Grid& g, const Box& box, const std::function<void()>& between_planes, Row&& row) {
-  if (box.empty()) return;
-  const int rows_y = box.hi[1] - box.lo[1];
-  const int rows = rows_y * (box.hi[2] - box.lo[2]);
-#pragma omp for schedule(static) nowait
-  for (int index = 0; index < rows; ++index) {
-    const int j = box.lo[1] + index % rows_y, k = box.lo[2] + index / rows_y;
-    if (j == box.lo[1] && between_planes) between_planes();
-    row(g.index(box.lo[0], j, k));
-  }
+  const int band_rows = redblack3d::cache_block_rows(g.stride_y() * static_cast<std::ptrdiff_t>(sizeof(double)));
+  redblack3d::for_each_row(box, band_rows, between_planes, [&](int j, int k) { row(g.index(box.lo[0], j, k)); });
 }
 
 }  // namespace
