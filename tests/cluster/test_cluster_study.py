@@ -5,6 +5,8 @@ each verified against the serial computation, the thesis's pairing in ranks x th
 collectives tables. Each CTest test runs one case: `test_cluster_study.py TestClusterStudy.test_one_node`.
 Environment (set by CTest): CLUSTER_TEST_BUILD (the build folder), MPIEXEC (optional launcher)."""
 import csv
+import importlib.machinery
+import importlib.util
 import os
 import signal
 import subprocess
@@ -122,6 +124,21 @@ class TestClusterStudy(unittest.TestCase):
             err = self.study(*args, expect=2)
             self.assertTrue(err.startswith(message), err)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+    def test_benchmark_sizes(self):
+        """Sizes in the report come from the benchmark's name: its CSV counter has 6 digits (2.09715e+06)."""
+        loader = importlib.machinery.SourceFileLoader("cluster_study", str(STUDY))
+        study = importlib.util.module_from_spec(importlib.util.spec_from_file_location(loader.name, STUDY, loader=loader))
+        loader.exec_module(study)
+        header = "name,iterations,real_time,cpu_time,time_unit,label,error_occurred,avg_us,bytes,max_us,min_us,threads"
+        text = "\n".join(["Running bench_team", header,
+                          '"TeamAllreduce/model_choice/2097152/iterations:1/manual_time",1,147.2,2.2,us,,,147.2,'
+                          '2.09715e+06,147.3,147.1,16',
+                          '"OpenMPArrayReduction/1048576/iterations:1/manual_time",1,50,2,us,"on 16 CPUs",,50,'
+                          '1.04858e+06,50,50,16'])
+        self.assertEqual([(r["what"], r["bytes"]) for r in study.parse_benchmark_csv(text)],
+                         [("team allreduce (model_choice) (16 threads)", 2097152),
+                          ("OpenMP reduction(+:a[:n]) (16 threads)", 1048576)])
 
 
 if __name__ == "__main__":
