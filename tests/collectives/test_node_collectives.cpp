@@ -227,6 +227,49 @@ TEST_P(NodeAllreduce, BarriersInterleavedWithOtherCollectives) {
   });
 }
 
+// A rank alone (one node) has no inter-node phase: every collective is its team's, and nothing goes through
+// the proxy's queue; with more ranks every one does. Values are checked against MPI either way, and the
+// outstanding limit still counts requests until they are waited.
+TEST_P(NodeAllreduce, OneRankRunsTheTeamCollectiveWithoutTheProxy) {
+  const int threads = GetParam();
+  const int rank = world_rank(), ranks = world_size();
+  Node node(threads);
+  const Reduction r = Reduction::builtin(DataType::int32, ReduceOp::sum);
+  const std::size_t count = 3000;  // 2 segments of 8192 bytes
+  Buffers in(threads, std::vector<unsigned char>(count * 4));
+  for (int t = 0; t < threads; ++t) fill_input(r, (rank * threads + t) * 7, in[t].data(), count);
+  std::vector<unsigned char> expected(count * 4);
+  reference(r, in, expected.data(), count);
+  node.proxy.call([&] { MPI_Allreduce(MPI_IN_PLACE, expected.data(), int(count), MPI_INT32_T, MPI_SUM, node.proxy.comm()); });
+  const std::uint64_t before = node.proxy.statistics().commands;
+  Buffers sum(threads, std::vector<unsigned char>(count * 4)), reduced(threads, std::vector<unsigned char>(count * 4));
+  std::vector<std::int32_t> value(threads, -1);
+  std::vector<char> complete_at_start(threads, 0);
+  run_threads(threads, [&](int t) {
+    auto all = node.collectives.allreduce(t, in[t].data(), sum[t].data(), count, r);
+    auto root = node.collectives.reduce(t, in[t].data(), reduced[t].data(), count, r, 0, threads - 1);
+    value[t] = rank == 0 && t == 0 ? 4242 : -1;
+    node.collectives.wait(t, all);
+    node.collectives.wait(t, root);
+    auto bcast = node.collectives.broadcast(t, &value[t], sizeof(std::int32_t), 0, 0);
+    auto barrier = node.collectives.barrier(t);
+    complete_at_start[t] = node.collectives.test(bcast) && node.collectives.test(barrier);
+    node.collectives.wait(t, bcast);
+    node.collectives.wait(t, barrier);
+  });
+  const std::uint64_t commands = node.proxy.statistics().commands - before;
+  if (ranks == 1)
+    EXPECT_EQ(commands, 0u);
+  else
+    EXPECT_GE(commands, 4u);  // one per collective at least
+  for (int t = 0; t < threads; ++t) {
+    EXPECT_EQ(0, std::memcmp(sum[t].data(), expected.data(), count * 4)) << "allreduce, thread " << t;
+    EXPECT_EQ(value[t], 4242) << "broadcast, thread " << t;
+    if (ranks == 1) EXPECT_TRUE(complete_at_start[t]) << "thread " << t;
+  }
+  if (rank == 0) EXPECT_EQ(0, std::memcmp(reduced[threads - 1].data(), expected.data(), count * 4)) << "reduce";
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, NodeAllreduce, ::testing::Values(1, 2, 3),
                          [](const auto& info) { return std::to_string(info.param) + "threads"; });
 

@@ -3,6 +3,7 @@
 #include "node_slot_operation.hpp"
 #include "proxy/proxy_thread.hpp"
 #include "proxy/reduction_mpi.hpp"
+#include "proxy/team.hpp"
 
 namespace proxy {
 
@@ -12,6 +13,7 @@ NodeRequest NodeCollectives::allreduce(int thread, const void* send, void* recv,
   if (send == nullptr) send = recv;
   NodeRequest request = begin(thread, NodeCollectiveKind::allreduce, count, reduction.element_size());
   if (request.kind == NodeCollectiveKind::none) return request;
+  if (ranks_ == 1) return complete_in_team(request, [&] { team_.allreduce(thread, send, recv, count, reduction); });
   request.buffer = recv;
   request.team_root = 0;
   if (thread == 0) {

@@ -8,6 +8,7 @@ namespace proxy {
 NodeRequest NodeCollectives::barrier(int thread) {
   NodeRequest request = begin(thread, NodeCollectiveKind::barrier, 0, 1);
   team_.barrier(thread);  // every thread of this rank has arrived ...
+  if (ranks_ == 1) return complete_in_team(request, [] {});
   if (thread == 0) {      // ... so thread 0 tells the other ranks
     auto& slot = slots_[request.slot];
     slot->prepare(SlotOperation::work_for(request, nullptr));

@@ -10,6 +10,7 @@ NodeRequest NodeCollectives::broadcast(int thread, void* buffer, std::size_t byt
   node_detail::check_root("broadcast", root_rank, ranks_, root_thread, team_.size());
   NodeRequest request = begin(thread, NodeCollectiveKind::broadcast, bytes, 1);
   if (request.kind == NodeCollectiveKind::none) return request;
+  if (ranks_ == 1) return complete_in_team(request, [&] { team_.broadcast(thread, buffer, bytes, root_thread); });
   const bool root_here = rank_ == root_rank;
   const int leader = root_here ? root_thread : 0;
   request.buffer = buffer;

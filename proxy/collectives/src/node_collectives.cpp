@@ -173,6 +173,10 @@ void NodeCollectives::wait(int thread, NodeRequest& request) {
   PerThread& me = threads_[thread];
   if (request.slot < 0 || !me.pending[request.slot]) throw Error("node collective: wait on a request already waited");
   me.pending[request.slot] = 0;
+  if (request.local) {
+    request.kind = NodeCollectiveKind::none;
+    return;
+  }
   const Ticket ticket{slots_[request.slot], request.epoch};
   if (request.kind == NodeCollectiveKind::allreduce || request.kind == NodeCollectiveKind::broadcast) {
     // Phase 3 per segment, as soon as the proxy has it: the team broadcast from the thread holding it.
@@ -189,7 +193,7 @@ void NodeCollectives::wait(int thread, NodeRequest& request) {
 }
 
 bool NodeCollectives::test(const NodeRequest& request) const {
-  if (request.kind == NodeCollectiveKind::none) return true;
+  if (request.kind == NodeCollectiveKind::none || request.local) return true;
   return proxy_.test(Ticket{slots_[request.slot], request.epoch});
 }
 

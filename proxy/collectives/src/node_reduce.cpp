@@ -15,6 +15,10 @@ NodeRequest NodeCollectives::reduce(int thread, const void* send, void* recv, st
   if (send == nullptr) send = recv;
   NodeRequest request = begin(thread, NodeCollectiveKind::reduce, count, reduction.element_size());
   if (request.kind == NodeCollectiveKind::none) return request;
+  if (ranks_ == 1)
+    return complete_in_team(request, [&] {
+      team_.reduce(thread, send, thread == root_thread ? recv : nullptr, count, reduction, root_thread);
+    });
   const bool root_here = rank_ == root_rank;
   const int leader = root_here ? root_thread : 0;
   request.team_root = leader;

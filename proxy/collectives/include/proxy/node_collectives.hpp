@@ -8,7 +8,10 @@
 // which starts its MPI_Iallreduce among the ranks at once, so the proxy reduces segment k across ranks while
 // the threads reduce segment k + 1; wait() broadcasts each segment inside the team as soon as the proxy
 // has completed it. Each rank is one "node" of the inter-node phase: the runtime's multi-tier mode runs one
-// rank per node, and in tests several ranks on one machine each stand for a node.
+// rank per node, and in tests several ranks on one machine each stand for a node. A rank alone on its
+// inter-node communicator (one node) has no inter-node phase: the start call runs the team collective and
+// the request is complete when it returns (wait() only releases it, as before, so the outstanding limit
+// holds the same on any number of ranks).
 //
 // Thread contract: every thread of the team calls the same sequence of start and wait calls with its own
 // thread index (as for Team), and at most `max_outstanding` requests may be started and not yet waited by a
@@ -55,6 +58,7 @@ struct NodeRequest {
   std::size_t element_size = 1;
   void* buffer = nullptr;  // this thread's result buffer
   int team_root = 0;       // the team thread whose buffer holds the inter-node result
+  bool local = false;      // completed by the team at start (one rank): wait() only releases the slot
 };
 
 class NodeCollectives {
@@ -90,6 +94,13 @@ class NodeCollectives {
   class SlotOperation;
   struct PerThread;
   NodeRequest begin(int thread, NodeCollectiveKind kind, std::size_t count, std::size_t element_size);
+  // One rank: `team_phase` is the whole collective; the request completes with it.
+  template <class TeamPhase>
+  NodeRequest complete_in_team(NodeRequest request, TeamPhase&& team_phase) {
+    team_phase();
+    request.local = true;
+    return request;
+  }
   void await_segment(const NodeRequest& request, std::size_t segment) const;
   // Until done() or the deadline; moves the work itself under cooperative progress. True when done.
   bool wait_until(const std::function<bool()>& done, std::chrono::steady_clock::time_point deadline) const;
