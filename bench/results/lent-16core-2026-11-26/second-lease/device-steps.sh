@@ -48,6 +48,16 @@ rbstudy)
     grep -A8 "^| mode\|^| layout\|RedBlack3D" $W/rb-$lay-$v/report.md | head -12
     tar -czf $OUT/rb-$lay-$v.tgz -C $W rb-$lay-$v rb-$lay-$v.log; done; done ;;
 cg116) el "cg 1x16"; mkdir -p $W/cg-1x16; timeout $(( $(left) < 150 ? $(left) : 150 )) apps/cg3d/compare --cores 16 --n 128 --reps 3 --output $W/cg-1x16/cg.csv > $W/cg-1x16/console.txt 2>&1; el "rc $?"; tail -10 $W/cg-1x16/console.txt; tar -czf $OUT/cg-1x16.tgz -C $W cg-1x16 ;;
+assist)
+  for rep in 1 2; do for v in bench_node_allreduce bench_node_allreduce-new; do for spec in "2 8" "4 4" "1 16"; do set -- $spec
+    el "$v $1 x $2 rep $rep"; timeout 60 $PM -n $1 $B/$v --threads $2 2>&1 | tail -4; done; done; done ;;
+cgassist)
+  for v in cg3d cg3d-new; do [ $(left) -lt 60 ] && continue; el "cg 1x16 $v"; mkdir -p $W/cg-1x16-$v
+    timeout 100 apps/cg3d/compare --driver $PWD/$B/$v --cores 16 --n 128 --reps 3 --output $W/cg-1x16-$v/cg.csv > $W/cg-1x16-$v/console.txt 2>&1; el "rc $?"
+    grep -A9 "^Mode" $W/cg-1x16-$v/console.txt | head -10; tail -6 $W/cg-1x16-$v/console.txt; tar -czf $OUT/cg-1x16-$v.tgz -C $W cg-1x16-$v; done ;;
+rbassist)
+  for rep in 1 2 3; do for v in redblack3d redblack3d-new; do
+    el "$v mt-coop 1x16 proxy 16 threads rep $rep: $(PROXY_PROGRESS=cooperative $PM -n 1 $B/$v --mode proxy --threads 16 --n 320 --iters 40 2>&1 | rbline)"; done; done ;;
 esac
 done
 el done
