@@ -58,6 +58,13 @@ cgassist)
 rbassist)
   for rep in 1 2 3; do for v in redblack3d redblack3d-new; do
     el "$v mt-coop 1x16 proxy 16 threads rep $rep: $(PROXY_PROGRESS=cooperative $PM -n 1 $B/$v --mode proxy --threads 16 --n 320 --iters 40 2>&1 | rbline)"; done; done ;;
+calib)
+  mkdir -p $W/calib; el "calibrate 16 threads"
+  timeout 150 $B/calibrate --threads 16 --output $W/calib/16.model --force --csv $W/calib/16.csv > $W/calib/calibrate.txt 2>&1; el "rc $?"
+  tail -8 $W/calib/calibrate.txt; tar -czf $OUT/calib.tgz -C $W calib
+  for m in builtin calibrated; do for rep in 1 2; do el "node allreduce 1x16 model $m rep $rep"
+    if [ $m = calibrated ]; then export PROXY_COLLECTIVE_MODEL=$W/calib/16.model; else unset PROXY_COLLECTIVE_MODEL; fi
+    timeout 60 $PM -n 1 $B/bench_node_allreduce --threads 16 2>&1 | tail -4; done; done; unset PROXY_COLLECTIVE_MODEL ;;
 esac
 done
 el done
