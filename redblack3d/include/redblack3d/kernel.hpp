@@ -58,8 +58,8 @@ std::vector<std::vector<int>> faces_finished_after(const OverlapSplit& split, co
 // At least 1.
 int cache_block_rows(std::ptrdiff_t row_bytes) noexcept;
 
-// Calls row(j, k) for every (z, y) row of the box: band by band (block_rows y rows each, the last bands
-// one row shorter when the rows do not divide evenly), each band an orphaned `omp for schedule(static)
+// Calls row(j, k) for every (z, y) row of the box: band by band (at most block_rows y rows each, as even as
+// the rows allow: 13 rows in bands of 5 are 4, 4 and 5), each band an orphaned `omp for schedule(static)
 // nowait` over its (z, y) rows, so every thread takes the same z range of each band. between_planes, when
 // set, is called by each thread as its rows enter a new plane of a band.
 template <class Row>
