@@ -125,11 +125,32 @@ class TestClusterStudy(unittest.TestCase):
             self.assertTrue(err.startswith(message), err)
             self.assertEqual(len(err.strip().splitlines()), 1, err)
 
-    def test_benchmark_sizes(self):
-        """Sizes in the report come from the benchmark's name: its CSV counter has 6 digits (2.09715e+06)."""
+    @staticmethod
+    def study_module():
+        """bench/cluster-study imported as a module (its functions, without running it)."""
         loader = importlib.machinery.SourceFileLoader("cluster_study", str(STUDY))
         study = importlib.util.module_from_spec(importlib.util.spec_from_file_location(loader.name, STUDY, loader=loader))
         loader.exec_module(study)
+        return study
+
+    def test_parts_need_their_programs(self):
+        """A study of some parts needs only their programs; a missing one is named."""
+        study = self.study_module()
+        build = Path(self.tmp.name) / "build"
+        (build / "bin").mkdir(parents=True)
+        program = build / "bin" / "redblack3d"
+        program.write_text("#!/bin/sh\n")
+        program.chmod(0o755)
+        args = study.parse_args(["--parts", "redblack3d", "--build", str(build)])
+        self.assertEqual(args.parts, ["redblack3d"])
+        with self.assertRaises(study.UsageError) as refused:
+            study.parse_args(["--parts", "redblack3d,collectives", "--build", str(build)])
+        self.assertEqual(str(refused.exception), f"'{build}/bin/bench_team' is not an executable (build the project "
+                                                 "first: apps/setup, or --build DIR)")
+
+    def test_benchmark_sizes(self):
+        """Sizes in the report come from the benchmark's name: its CSV counter has 6 digits (2.09715e+06)."""
+        study = self.study_module()
         header = "name,iterations,real_time,cpu_time,time_unit,label,error_occurred,avg_us,bytes,max_us,min_us,threads"
         text = "\n".join(["Running bench_team", header,
                           '"TeamAllreduce/model_choice/2097152/iterations:1/manual_time",1,147.2,2.2,us,,,147.2,'
