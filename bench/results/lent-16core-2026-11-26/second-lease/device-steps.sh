@@ -65,6 +65,13 @@ calib)
   for m in builtin calibrated; do for rep in 1 2; do el "node allreduce 1x16 model $m rep $rep"
     if [ $m = calibrated ]; then export PROXY_COLLECTIVE_MODEL=$W/calib/16.model; else unset PROXY_COLLECTIVE_MODEL; fi
     timeout 60 $PM -n 1 $B/bench_node_allreduce --threads 16 2>&1 | tail -4; done; done; unset PROXY_COLLECTIVE_MODEL ;;
+rt)
+  for rep in 1 2 3 4 5; do el "round trip, 2 ranks on cores 0,1, rep $rep"
+    taskset -c 0,1 $PM -n 2 $B/bench_plan_roundtrip --benchmark_filter='bytes:8/' 2>&1 | grep -E "^BM_|placement|progress" | awk '{print $1, $2, $3}'; done
+  for rep in 1 2 3; do el "round trip, 2 ranks on 16 cores, rep $rep"
+    $PM -n 2 $B/bench_plan_roundtrip --benchmark_filter='bytes:8/' 2>&1 | grep -E "^BM_" | awk '{print $1, $2, $3}'; done
+  PROXY_VERBOSE=1 taskset -c 0,1 $PM -n 2 $B/bench_plan_roundtrip --benchmark_filter='BM_Proxy/bytes:8/' 2>&1 | grep -iE "proxy on|progress|strategy" | head -4
+  PROXY_VERBOSE=1 $PM -n 2 $B/bench_plan_roundtrip --benchmark_filter='BM_Proxy/bytes:8/' 2>&1 | grep -iE "proxy on|progress|strategy" | head -4 ;;
 esac
 done
 el done
