@@ -1,6 +1,7 @@
 // bench_node_allreduce: the hierarchical allreduce in its two forms, the call (proxy::NodeCollectives: team
 // reduce, the proxy's MPI_Iallreduce among the ranks, team broadcast) and the plan element (the proxy adds
-// the threads' vectors, then a persistent allreduce among the ranks), against what hybrid MPI+OpenMP codes write today: the
+// the threads' vectors, the waiting threads taking strips of large ones, then a persistent allreduce among
+// the ranks), against what hybrid MPI+OpenMP codes write today: the
 // threads sum their vectors into a shared one (an OpenMP worksharing loop over elements), the master calls
 // MPI_Allreduce, and a barrier releases the team. The same T threads per rank, the same vector of doubles
 // per thread, the same result on every thread of every rank (checked), one parallel region for all the
@@ -123,7 +124,8 @@ Result node_collectives(const proxy::Environment& env, int threads, std::size_t 
 
 // The plan form: one hierarchical allreduce element over the threads' vectors (proxy/plan_collective.hpp).
 // The master starts the epoch; each thread marks its vector ready and waits; the proxy adds the vectors in
-// thread order, runs the allreduce among the ranks, and every thread copies the one result.
+// thread order (the waiting threads taking strips from 32 KiB on), runs the allreduce among the ranks, and
+// every thread copies the one result.
 Result plan_element(const proxy::Environment& env, int threads, std::size_t count, int iterations) {
   std::vector<std::vector<double>> in(threads), out(threads, std::vector<double>(count));
   for (int t = 0; t < threads; ++t) in[t].assign(count, contribution(env.rank(), threads, t));

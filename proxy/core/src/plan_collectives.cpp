@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <cstdint>
+#include <type_traits>
 
 #include "proxy/detail/elementwise.hpp"
 #include "proxy/error.hpp"
@@ -11,35 +12,51 @@
 namespace proxy {
 
 namespace {
-// staging = ((c0 op c1) op c2) ... through the runtime's element-wise kernels, for a built-in operation on
-// a type they know; false for any other (MPI_Reduce_local then).
-template <typename T>
-bool reduce_inline(const std::vector<const void*>& contributions, detail::ElementOp op, T* staging, int count) {
-  for (std::size_t i = 1; i < contributions.size(); ++i)
-    detail::combine_elements(op, staging, static_cast<const T*>(contributions[i]), staging,
-                             static_cast<std::size_t>(count));
-  return true;
-}
-
-bool reduce_inline(const CollectiveElement& e, std::byte* staging) {
+// Calls kernel(T*, op) with the element's type and operation when the runtime's element-wise kernels know
+// them (a built-in operation on a common type); false for any other (MPI_Reduce_local then).
+template <class Kernel>
+bool with_inline_kernel(const CollectiveElement& e, Kernel&& kernel) {
   detail::ElementOp op{};
   if (e.op == MPI_SUM) op = detail::ElementOp::sum;
   else if (e.op == MPI_PROD) op = detail::ElementOp::prod;
   else if (e.op == MPI_MIN) op = detail::ElementOp::min;
   else if (e.op == MPI_MAX) op = detail::ElementOp::max;
   else return false;
-  const auto& in = e.contributions;
-  if (e.type == MPI_DOUBLE) return reduce_inline(in, op, reinterpret_cast<double*>(staging), e.count);
-  if (e.type == MPI_FLOAT) return reduce_inline(in, op, reinterpret_cast<float*>(staging), e.count);
+  if (e.type == MPI_DOUBLE) return kernel(static_cast<double*>(nullptr), op), true;
+  if (e.type == MPI_FLOAT) return kernel(static_cast<float*>(nullptr), op), true;
   // Integers wrap in the kernels as in MPI's sums and products.
   if (e.type == MPI_INT32_T || (e.type == MPI_INT && sizeof(int) == 4))
-    return reduce_inline(in, op, reinterpret_cast<std::int32_t*>(staging), e.count);
+    return kernel(static_cast<std::int32_t*>(nullptr), op), true;
   if (e.type == MPI_INT64_T || (e.type == MPI_LONG && sizeof(long) == 8) ||
       (e.type == MPI_LONG_LONG && sizeof(long long) == 8))
-    return reduce_inline(in, op, reinterpret_cast<std::int64_t*>(staging), e.count);
+    return kernel(static_cast<std::int64_t*>(nullptr), op), true;
   return false;
 }
+
+// staging[first, first + n) = ((c0 op c1) op c2) ... over those elements; c0 op c1 in one pass.
+template <typename T>
+void reduce_range(const std::vector<const void*>& contributions, detail::ElementOp op, std::byte* staging,
+                  std::size_t first, std::size_t n) {
+  T* out = reinterpret_cast<T*>(staging) + first;
+  const auto in = [&](std::size_t c) { return static_cast<const T*>(contributions[c]) + first; };
+  if (contributions.size() == 1) {
+    std::memcpy(out, in(0), n * sizeof(T));
+    return;
+  }
+  detail::combine_elements(op, in(0), in(1), out, n);
+  for (std::size_t c = 2; c < contributions.size(); ++c) detail::combine_elements(op, out, in(c), out, n);
+}
 }  // namespace
+
+bool reduces_in_ranges(const CollectiveElement& e) {
+  return with_inline_kernel(e, [](auto*, detail::ElementOp) {});
+}
+
+void reduce_contribution_range(const CollectiveElement& e, std::byte* staging, std::size_t first, std::size_t n) {
+  with_inline_kernel(e, [&](auto* type, detail::ElementOp op) {
+    reduce_range<std::remove_pointer_t<decltype(type)>>(e.contributions, op, staging, first, n);
+  });
+}
 
 bool persistent_collectives_available() noexcept {
 #if PROXY_HAVE_PERSISTENT_COLLECTIVES
@@ -92,8 +109,11 @@ int reduce_contributions(const CollectiveElement& e, std::byte* staging) {
   MPI_Type_size(e.type, &type_size);
   const std::size_t bytes = static_cast<std::size_t>(e.count) * static_cast<std::size_t>(type_size);
   if (bytes == 0) return MPI_SUCCESS;
+  if (reduces_in_ranges(e)) {
+    reduce_contribution_range(e, staging, 0, static_cast<std::size_t>(e.count));
+    return MPI_SUCCESS;
+  }
   std::memcpy(staging, e.contributions.front(), bytes);
-  if (reduce_inline(e, staging)) return MPI_SUCCESS;
   // MPI_Reduce_local(in, inout) computes inout = in op inout: forward, that is ((c0 op c1) op c2) only when
   // the operation commutes; otherwise fold from the last contribution, c0 op (c1 op (c2 ...)), equal by
   // associativity (which MPI assumes of every operation).

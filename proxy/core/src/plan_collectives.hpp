@@ -2,7 +2,7 @@
 // collectives when the library has them (PROXY_HAVE_PERSISTENT_COLLECTIVES, set at configure time), else
 // posted as non-blocking collectives every epoch.
 //
-// Thread contract: everything here calls MPI, so the proxy thread only.
+// Thread contract: everything here calls MPI, so the proxy thread only, except reduce_contribution_range.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +22,14 @@ void validate_collectives(const PlanSpec& spec);
 // (plan_collective.hpp), `staging` holding count elements. Built-in operations on the common types are
 // reduced inline, others through MPI_Reduce_local. Returns the MPI error code.
 int reduce_contributions(const CollectiveElement& element, std::byte* staging);
+// Whether the runtime's own kernels reduce the element's contributions (a built-in operation on a common
+// type): then reduce_contribution_range computes any range of the result, from any thread, and disjoint
+// ranges may be computed at once (the proxy shares the strips with waiting threads, help_board.hpp).
+bool reduces_in_ranges(const CollectiveElement& element);
+// staging[first, first + n) (in elements) = the contributions' elements there reduced in order; the same
+// bits as reduce_contributions. Only where reduces_in_ranges; touches no MPI state.
+void reduce_contribution_range(const CollectiveElement& element, std::byte* staging, std::size_t first,
+                               std::size_t n);
 
 // Creates the persistent request; returns the MPI error code (MPI_SUCCESS).
 int init_persistent_collective(const CollectiveElement& element, MPI_Comm comm, MPI_Request* request);

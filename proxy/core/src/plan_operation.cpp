@@ -17,8 +17,8 @@ std::string describe(const Transfer& t, std::uint64_t bytes) {
 }  // namespace
 
 PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id,
-                             CommunicatorCache& communicators)
-    : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id), readiness_(spec.part_count()) {
+                             CommunicatorCache& communicators, HelpBoard& helpers)
+    : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id), helpers_(helpers), readiness_(spec.part_count()) {
   slots_.reserve(spec.transfers().size() + spec.collectives().size());
   for (const Transfer& t : spec.transfers()) {
     if (t.peer == MPI_PROC_NULL) continue;  // nothing to move: dropped here rather than started every epoch
@@ -185,6 +185,37 @@ void PlanOperation::start_slot(std::size_t index) {
     throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
                     "starting " + describe_slot(slot) + " failed: " + mpi_error_string(code));
   ++pending_;
+}
+
+void PlanOperation::reduce_contributions_of(Slot& slot) {
+  // Strips of 16 KiB of the result: small enough that 16 threads share a 256 KiB vector, large enough that
+  // claiming one (an atomic add) costs nothing beside it. A smaller element is reduced here alone.
+  constexpr std::uint64_t kStripBytes = 16 * 1024;
+  const CollectiveElement& e = *slot.collective;
+  if (slot.bytes >= 2 * kStripBytes && reduces_in_ranges(e)) {
+    struct Strips {
+      const CollectiveElement* element;
+      std::byte* staging;
+      std::size_t per_strip;  // elements
+      std::size_t count;
+    };
+    const std::size_t count = static_cast<std::size_t>(e.count);
+    Strips strips{&e, slot.staging.data(), std::max<std::size_t>(1, kStripBytes * count / slot.bytes), count};
+    StripJob job;
+    job.run = [](void* context, std::size_t strip) noexcept {
+      const Strips& s = *static_cast<const Strips*>(context);
+      const std::size_t first = strip * s.per_strip;
+      reduce_contribution_range(*s.element, s.staging, first, std::min(s.per_strip, s.count - first));
+    };
+    job.context = &strips;
+    job.strips = (count + strips.per_strip - 1) / strips.per_strip;
+    helpers_.run(job);
+    return;
+  }
+  const int code = reduce_contributions(e, slot.staging.data());
+  if (code != MPI_SUCCESS)
+    throw CommError(label(), -1, epoch_, "reducing the contributions of " + describe_slot(slot) + " failed: " +
+                                             mpi_error_string(code));
 }
 
 void PlanOperation::start_ready_slots() {

@@ -18,6 +18,7 @@
 #include "proxy/plan.hpp"
 
 #include "communicator_cache.hpp"
+#include "help_board.hpp"
 #include "part_readiness.hpp"
 
 namespace proxy {
@@ -44,7 +45,9 @@ class PlanOperation final : public Operation {
  public:
   // Proxy thread: creates the persistent requests. proxy_id: the committing ProxyThread (start() on any
   // other is refused). communicators: where collective elements get their duplicated communicator.
-  PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id, CommunicatorCache& communicators);
+  // helpers: where the thread-level phase of a hierarchical element is shared with waiting threads.
+  PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id, CommunicatorCache& communicators,
+                HelpBoard& helpers);
   ~PlanOperation() override;
   const char* kind() const noexcept override { return "plan"; }
 
@@ -89,6 +92,7 @@ class PlanOperation final : public Operation {
     std::atomic<bool> held{false};   // ... and they are not all ready yet in this epoch
   };
   void start_slot(std::size_t index);  // pack (if packed) or reduce contributions, and start one request
+  void reduce_contributions_of(Slot& slot);  // a hierarchical element's thread-level phase, into its staging
   void start_ready_slots();            // start the held transfers and elements whose parts are now all ready
   bool queues_empty() const noexcept;  // no collective of this or another plan waits on our communicators
   void leave_queues() noexcept;        // this epoch's held collectives will not start (failed, cancelled)
@@ -96,6 +100,7 @@ class PlanOperation final : public Operation {
   std::string describe_slot(const Slot& slot) const;
   MPI_Comm comm_;
   std::uint64_t proxy_id_;
+  HelpBoard& helpers_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<MPI_Request> requests_;  // persistent, one per slot, contiguous for MPI_Startall / MPI_Testsome
   std::vector<int> indices_;

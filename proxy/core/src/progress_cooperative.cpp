@@ -58,7 +58,7 @@ class CooperativeDriver final : public ProgressDriver {
     Notifier::Clock::time_point deadline{};
     for (unsigned long i = 0;; ++i) {
       if (op.completed_epoch() >= epoch) return true;
-      step();
+      if (!step()) channel_.helpers.assist();  // another thread runs the pass: help with its strips
       if (op.completed_epoch() >= epoch) return true;
       if (i < spins)
         cpu_relax();

@@ -45,8 +45,13 @@ void DedicatedDriver::pause_in_flight(std::uint64_t rounds) {
 }
 
 bool DedicatedDriver::wait(const Operation& op, std::uint64_t epoch, std::chrono::milliseconds timeout) {
-  return channel_.completions.wait([&] { return op.completed_epoch() >= epoch; }, config_.wait_policy,
-                                   Notifier::Clock::now() + timeout, config_.spin_count);
+  // A waiter with nothing else to do takes strips of a thread-level phase the proxy runs (help_board.hpp).
+  const auto done = [&] {
+    if (op.completed_epoch() >= epoch) return true;
+    channel_.helpers.assist();
+    return false;
+  };
+  return channel_.completions.wait(done, config_.wait_policy, Notifier::Clock::now() + timeout, config_.spin_count);
 }
 
 }  // namespace proxy

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "doorbell.hpp"
+#include "help_board.hpp"
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
 #include "proxy/config.hpp"
@@ -52,6 +53,8 @@ struct ProxyChannel {
   // shutdown that cannot join; and whether the loop has returned (the destructor's bounded join).
   std::atomic<const Operation*> starting{nullptr};
   std::atomic<bool> finished{false};
+  // Strips of a hierarchical element's thread-level phase, shared with the threads waiting on tickets.
+  HelpBoard helpers;
 
   // Wakes a proxy thread that sleeps its whole interval (the cooperative strategy's): the stop, a start
   // that found the progress token taken, the first unattended operation started by another thread.

@@ -170,7 +170,7 @@ Plan ProxyThread::commit(const PlanSpec& spec) {
   call([&] {
     try {
       validate_collectives(spec);  // needs the communicators' sizes: MPI, so on the proxy thread
-      op = std::make_shared<PlanOperation>(spec, comm_, impl_->id, impl_->communicators);
+      op = std::make_shared<PlanOperation>(spec, comm_, impl_->id, impl_->communicators, impl_->channel.helpers);
     } catch (...) {
       refused = std::current_exception();
     }
