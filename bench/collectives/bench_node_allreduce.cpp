@@ -124,8 +124,8 @@ Result node_collectives(const proxy::Environment& env, int threads, std::size_t 
 
 // The plan form: one hierarchical allreduce element over the threads' vectors (proxy/plan_collective.hpp).
 // The master starts the epoch; each thread marks its vector ready and waits; the proxy adds the vectors in
-// thread order (the waiting threads taking strips from 32 KiB on), runs the allreduce among the ranks, and
-// every thread copies the one result.
+// thread order (the waiting threads taking strips from 32 KiB of contributions on), runs the allreduce among
+// the ranks, and every thread copies the one result.
 Result plan_element(const proxy::Environment& env, int threads, std::size_t count, int iterations) {
   std::vector<std::vector<double>> in(threads), out(threads, std::vector<double>(count));
   for (int t = 0; t < threads; ++t) in[t].assign(count, contribution(env.rank(), threads, t));

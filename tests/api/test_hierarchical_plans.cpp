@@ -95,9 +95,10 @@ TEST(HierarchicalPlans, ThreadsMarkTheirContributionsReadyAndTheElementWaitsForA
   }
 }
 
-// Past 32 KiB the proxy cuts the thread-level phase into 16 KiB strips and the threads waiting on the
-// ticket take some (help_board.hpp): 3 strips and a partial one here, under every progress strategy. Each
-// strip keeps the left-to-right order, so the bits are those of the small case.
+// From 32 KiB of contributions on the proxy cuts the thread-level phase into strips of about 16 KiB of
+// input and the threads waiting on the ticket take some (help_board.hpp): 4 contributions of 54 KiB, 13
+// strips of 4 KiB and a partial one, under every progress strategy. Each strip keeps the left-to-right
+// order, so the bits are those of the small case.
 TEST(HierarchicalPlans, ALargeElementSharedWithTheWaitingThreadsKeepsTheLeftToRightBits) {
   const int rank = world_rank(), size = world_size();
   constexpr int kThreads = 4, kCount = 3 * 2048 + 777;
@@ -280,7 +281,7 @@ TEST(HierarchicalPlans, ALaterPlansCollectiveHeldBehindAnEarlierOneSaysSoInItsTi
 
 // Against MPI_Allreduce itself (run on the proxy): the contributions added up by the test in order on each
 // rank, then reduced over the ranks by MPI. Integers bitwise (built-in operations through MPI_Reduce_local);
-// doubles within the rounding bound of the sums, n eps sum|x|. kCount 5000 (40 KB): strips shared with
+// doubles within the rounding bound of the sums, n eps sum|x|. kCount 5000 (5 x 40 KB): strips shared with
 // waiting threads for the built-in kernels; MPI_BXOR is folded by the proxy alone through MPI_Reduce_local.
 void expect_matches_mpi_allreduce(int kCount) {
   SCOPED_TRACE(std::to_string(kCount) + " elements");

@@ -188,11 +188,13 @@ void PlanOperation::start_slot(std::size_t index) {
 }
 
 void PlanOperation::reduce_contributions_of(Slot& slot) {
-  // Strips of 16 KiB of the result: small enough that 16 threads share a 256 KiB vector, large enough that
-  // claiming one (an atomic add) costs nothing beside it. A smaller element is reduced here alone.
-  constexpr std::uint64_t kStripBytes = 16 * 1024;
+  // Strips of about 16 KiB of input (contributions x strip), at least 1 KiB of result (a whole number of
+  // cache lines): enough work that claiming one (an atomic add) costs nothing beside it, small enough that
+  // 16 threads share 16 vectors of 8 KiB. Shared once there are two strips: 32 KiB of contributions in all.
+  constexpr std::uint64_t kStripInputBytes = 16 * 1024, kMinStripBytes = 1024;
   const CollectiveElement& e = *slot.collective;
-  if (slot.bytes >= 2 * kStripBytes && reduces_in_ranges(e)) {
+  const std::uint64_t strip_bytes = std::max(kMinStripBytes, kStripInputBytes / e.contributions.size() / 64 * 64);
+  if (slot.bytes >= 2 * strip_bytes && reduces_in_ranges(e)) {
     struct Strips {
       const CollectiveElement* element;
       std::byte* staging;
@@ -200,7 +202,7 @@ void PlanOperation::reduce_contributions_of(Slot& slot) {
       std::size_t count;
     };
     const std::size_t count = static_cast<std::size_t>(e.count);
-    Strips strips{&e, slot.staging.data(), std::max<std::size_t>(1, kStripBytes * count / slot.bytes), count};
+    Strips strips{&e, slot.staging.data(), std::max<std::size_t>(1, strip_bytes * count / slot.bytes), count};
     StripJob job;
     job.run = [](void* context, std::size_t strip) noexcept {
       const Strips& s = *static_cast<const Strips*>(context);

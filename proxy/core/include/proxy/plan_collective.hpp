@@ -14,9 +14,10 @@
 // (PlanSpec::allreduce_when_ready, ...) starts only once the threads marked them ready in the epoch, so a
 // thread marks its part as soon as its contribution is written, while the rest of the plan is in flight.
 // The thread-level phase runs on the thread running the proxy's pass (the proxy thread, or a compute thread
-// under cooperative progress); from 32 KiB on it is cut into 16 KiB strips that the threads waiting on a
-// ticket take too, so a large element is reduced in parallel by whoever waits. Each strip is reduced whole
-// in the same order by one thread: the bits do not depend on who took it.
+// under cooperative progress); from 32 KiB of contributions on it is cut into strips (about 16 KiB of
+// input each) that the threads waiting on a ticket take too, so a large element is reduced in parallel by
+// whoever waits. Each strip is reduced whole, in the same order, by one thread: the bits do not depend on
+// who took it.
 //
 // Thread contract: plain data, built on the thread that builds the PlanSpec. As for any MPI collective,
 // every rank of the communicator must commit, and start, the plans holding its collective elements in the
