@@ -1,5 +1,6 @@
 // Node allreduce: the team reduces each segment into thread 0's recv, thread 0 hands it to the proxy,
-// whose MPI_Iallreduce combines it across ranks while the team reduces the next; wait() broadcasts it.
+// whose MPI_Iallreduce (a persistent allreduce for a small request, node_slot_operation.hpp) combines it
+// across ranks while the team reduces the next; wait() broadcasts it.
 #include "node_slot_operation.hpp"
 #include "proxy/proxy_thread.hpp"
 #include "proxy/reduction_mpi.hpp"

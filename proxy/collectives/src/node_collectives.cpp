@@ -88,8 +88,10 @@ NodeCollectives::NodeCollectives(ProxyThread& proxy, Team& team, MPI_Comm inter_
 NodeCollectives::~NodeCollectives() {
   try {
     proxy_.call([&] {
-      for (auto& slot : slots_)
+      for (auto& slot : slots_) {
+        slot->release();
         if (slot->comm != MPI_COMM_NULL) MPI_Comm_free(&slot->comm);
+      }
     });
   } catch (...) {
     // The proxy has failed or is stopping; the communicators go with MPI_Finalize.

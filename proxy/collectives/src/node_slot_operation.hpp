@@ -5,20 +5,28 @@
 // Per segment the state machine is: reduced by the team (ready, published by the team's leader thread) ->
 // issued by the proxy (MPI_I*) -> completed (done, published by the proxy) -> broadcast by the team in
 // wait(). `ready` and `done` count segments over the slot's whole life, so nothing is reset between epochs.
+// A request of one segment up to kPersistentBytes (a solver's dot product, a small broadcast) goes instead
+// through an MPI-4 persistent collective on the slot's own buffer, started with the plans' collective
+// elements' code (proxy/detail/collective_requests.hpp): an MPI_I* call builds its schedule at every call,
+// which at 8 B costs more than the transfer. The slot keeps the request while its shape (kind, count, type,
+// operation, root) stays the same; every rank makes the same calls on a slot in the same order, so the
+// ranks re-create it together, as a persistent collective's initialisation requires.
 // Thread contract: prepare() runs on the thread that posts (before post(), whose queue hand-off orders it
-// before start()); start/progress run on the proxy thread; ready is written by the leader thread, done by
-// the proxy, both read by anyone.
+// before start()); start/progress/release run on the proxy thread; ready is written by the leader thread,
+// done by the proxy, both read by anyone.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <mpi.h>
 
+#include "proxy/detail/collective_requests.hpp"
 #include "proxy/error.hpp"
 #include "proxy/node_collectives.hpp"
 #include "proxy/operation.hpp"
@@ -73,6 +81,8 @@ class NodeCollectives::SlotOperation final : public Operation {
   void start(std::uint64_t epoch) override {
     epoch_ = epoch;
     issued_ = finished_ = work_.base;
+    persistent_now_ = work_.segments == 1 && work_.what != NodeCollectiveKind::barrier &&
+                      work_.count * work_.element_size <= kPersistentBytes && persistent_collectives_available();
   }
 
   bool progress() override {
@@ -85,8 +95,10 @@ class NodeCollectives::SlotOperation final : public Operation {
     }
     while (finished_ < issued_) {  // oldest first: segments complete, and are published, in order
       int flag = 0;
-      check(MPI_Test(&requests_[finished_ % window], &flag, MPI_STATUS_IGNORE), "MPI_Test");
+      check(MPI_Test(persistent_now_ ? &persistent_ : &requests_[finished_ % window], &flag, MPI_STATUS_IGNORE),
+            "MPI_Test");
       if (!flag) break;
+      if (persistent_now_) copy_out();
       ++finished_;
       done.store(finished_, std::memory_order_release);
       progress_->notify_all();
@@ -105,6 +117,12 @@ class NodeCollectives::SlotOperation final : public Operation {
   // Its requests are collectives, which MPI cannot cancel.
   bool cancellable() const noexcept override { return false; }
 
+  // Proxy thread, before the slot's communicator is freed: frees the persistent request unless an epoch
+  // nobody waited for still uses it (the proxy goes on testing it; MPI_Finalize takes it then).
+  void release() noexcept {
+    if (persistent_ != MPI_REQUEST_NULL && completed_epoch() >= started_epoch()) MPI_Request_free(&persistent_);
+  }
+
   MPI_Comm comm = MPI_COMM_NULL;
   alignas(64) std::atomic<std::uint64_t> ready{0};  // segments the team has handed over (leader thread)
   alignas(64) std::atomic<std::uint64_t> done{0};   // segments complete across ranks (proxy thread)
@@ -118,6 +136,10 @@ class NodeCollectives::SlotOperation final : public Operation {
     const std::size_t offset = segment * work_.segment_elements;
     const int n = static_cast<int>(std::min(work_.segment_elements, work_.count - offset));
     char* data = work_.buffer + offset * work_.element_size;
+    if (persistent_now_) {
+      start_persistent(n);
+      return;
+    }
     switch (work_.what) {
       case NodeCollectiveKind::allreduce:
         check(MPI_Iallreduce(MPI_IN_PLACE, data, n, work_.type, work_.op, comm, &request), "MPI_Iallreduce");
@@ -138,10 +160,59 @@ class NodeCollectives::SlotOperation final : public Operation {
     }
   }
 
+  // The persistent path: the request for this shape (re-created when it changes), the data copied into the
+  // slot's buffer before the start and out of it at completion.
+  void start_persistent(int n) {
+    CollectiveElement shape;
+    shape.comm = comm;
+    shape.count = n;
+    shape.root = work_.root;
+    shape.type = work_.type;
+    shape.op = work_.op;
+    if (work_.what == NodeCollectiveKind::allreduce) {
+      shape.kind = CollectiveElement::Kind::allreduce;
+      shape.send = MPI_IN_PLACE;
+      shape.buffer = staging_;
+    } else if (work_.what == NodeCollectiveKind::reduce) {
+      shape.kind = CollectiveElement::Kind::reduce;
+      shape.send = work_.is_root ? MPI_IN_PLACE : static_cast<const void*>(staging_);
+      shape.buffer = work_.is_root ? staging_ : nullptr;
+    } else {
+      shape.kind = CollectiveElement::Kind::broadcast;
+      shape.type = MPI_BYTE;
+      shape.buffer = staging_;
+    }
+    if (persistent_ == MPI_REQUEST_NULL || !same_shape(shape, shape_)) {
+      if (persistent_ != MPI_REQUEST_NULL) MPI_Request_free(&persistent_);  // inactive: the last epoch was waited
+      check(detail::init_persistent_collective(shape, comm, &persistent_), "creating the persistent collective");
+      shape_ = shape;
+    }
+    if (work_.what != NodeCollectiveKind::broadcast || work_.is_root)
+      std::memcpy(staging_, work_.buffer, work_.count * work_.element_size);
+    check(MPI_Start(&persistent_), "MPI_Start");
+  }
+
+  void copy_out() noexcept {
+    if (work_.what == NodeCollectiveKind::allreduce || (work_.what == NodeCollectiveKind::reduce && work_.is_root) ||
+        (work_.what == NodeCollectiveKind::broadcast && !work_.is_root))
+      std::memcpy(work_.buffer, staging_, work_.count * work_.element_size);
+  }
+
+  static bool same_shape(const CollectiveElement& a, const CollectiveElement& b) noexcept {
+    return a.kind == b.kind && a.count == b.count && a.root == b.root && a.type == b.type && a.op == b.op &&
+           a.send == b.send && a.buffer == b.buffer;
+  }
+
+  static constexpr std::size_t kPersistentBytes = 8 * 1024;
+
   Work work_;
   std::uint64_t epoch_ = 0;
   std::uint64_t issued_ = 0, finished_ = 0;  // proxy thread only
   std::vector<MPI_Request> requests_;        // ring of `window` in-flight segments
+  bool persistent_now_ = false;              // this epoch takes the persistent path (proxy thread only)
+  MPI_Request persistent_ = MPI_REQUEST_NULL;
+  CollectiveElement shape_;                  // what persistent_ was created for
+  alignas(64) char staging_[kPersistentBytes];
   // Shared with the NodeCollectives: a slot the proxy still holds after an unwaited request may outlive it.
   std::shared_ptr<Notifier> progress_;
 };

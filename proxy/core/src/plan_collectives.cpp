@@ -129,8 +129,8 @@ int reduce_contributions(const CollectiveElement& e, std::byte* staging) {
   return MPI_SUCCESS;
 }
 
-int init_persistent_collective([[maybe_unused]] const CollectiveElement& e, [[maybe_unused]] MPI_Comm comm,
-                               [[maybe_unused]] MPI_Request* request) {
+int detail::init_persistent_collective([[maybe_unused]] const CollectiveElement& e, [[maybe_unused]] MPI_Comm comm,
+                                       [[maybe_unused]] MPI_Request* request) {
 #if PROXY_HAVE_PERSISTENT_COLLECTIVES
   switch (e.kind) {
     case CollectiveElement::Kind::broadcast:
@@ -144,7 +144,7 @@ int init_persistent_collective([[maybe_unused]] const CollectiveElement& e, [[ma
   return MPI_ERR_OTHER;  // not reached: the caller asks only when persistent_collectives_available()
 }
 
-int start_nonblocking_collective(const CollectiveElement& e, MPI_Comm comm, MPI_Request* request) {
+int detail::start_nonblocking_collective(const CollectiveElement& e, MPI_Comm comm, MPI_Request* request) {
   switch (e.kind) {
     case CollectiveElement::Kind::broadcast:
       return MPI_Ibcast(e.buffer, e.count, e.type, e.root, comm, request);

@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include "proxy/detail/collective_requests.hpp"
 #include "proxy/plan.hpp"
 
 namespace proxy {
@@ -31,10 +32,8 @@ bool reduces_in_ranges(const CollectiveElement& element);
 void reduce_contribution_range(const CollectiveElement& element, std::byte* staging, std::size_t first,
                                std::size_t n);
 
-// Creates the persistent request; returns the MPI error code (MPI_SUCCESS).
-int init_persistent_collective(const CollectiveElement& element, MPI_Comm comm, MPI_Request* request);
-// Posts the non-blocking collective for one epoch; returns the MPI error code.
-int start_nonblocking_collective(const CollectiveElement& element, MPI_Comm comm, MPI_Request* request);
+using detail::init_persistent_collective;    // proxy/detail/collective_requests.hpp: shared with the
+using detail::start_nonblocking_collective;  // node collectives' inter-node phase
 
 // "broadcast from root 0 over 2 ranks (80 bytes)": how timeout reports name an element.
 std::string describe(const CollectiveElement& element, int comm_size, unsigned long long bytes);
