@@ -184,7 +184,9 @@ class NodeCollectives::SlotOperation final : public Operation {
     }
     if (persistent_ == MPI_REQUEST_NULL || !same_shape(shape, shape_)) {
       if (persistent_ != MPI_REQUEST_NULL) MPI_Request_free(&persistent_);  // inactive: the last epoch was waited
-      check(detail::init_persistent_collective(shape, comm, &persistent_), "creating the persistent collective");
+      const int code = detail::init_persistent_collective(shape, comm, &persistent_);
+      if (code != MPI_SUCCESS) persistent_ = MPI_REQUEST_NULL;  // nothing to free later
+      check(code, "creating the persistent collective");
       shape_ = shape;
     }
     if (work_.what != NodeCollectiveKind::broadcast || work_.is_root)
