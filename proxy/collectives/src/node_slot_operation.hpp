@@ -5,9 +5,10 @@
 // Per segment the state machine is: reduced by the team (ready, published by the team's leader thread) ->
 // issued by the proxy (MPI_I*) -> completed (done, published by the proxy) -> broadcast by the team in
 // wait(). `ready` and `done` count segments over the slot's whole life, so nothing is reset between epochs.
-// A request of one segment up to kPersistentBytes (a solver's dot product, a small broadcast) goes instead
-// through an MPI-4 persistent collective on the slot's own buffer, started with the plans' collective
-// elements' code (proxy/detail/collective_requests.hpp): an MPI_I* call builds its schedule at every call,
+// Each segment is a CollectiveElement started by the plans' collective elements' code
+// (proxy/detail/collective_requests.hpp). A request of one segment up to kPersistentBytes (a solver's dot
+// product, a small broadcast) takes an MPI-4 persistent collective on the slot's own buffer rather than an
+// MPI_I* call, which builds its schedule at every call,
 // which at 8 B costs more than the transfer. The slot keeps the request while its shape (kind, count, type,
 // operation, root) stays the same; every rank makes the same calls on a slot in the same order, so the
 // ranks re-create it together, as a persistent collective's initialisation requires.
@@ -135,53 +136,44 @@ class NodeCollectives::SlotOperation final : public Operation {
   void issue(std::uint64_t segment, MPI_Request& request) {
     const std::size_t offset = segment * work_.segment_elements;
     const int n = static_cast<int>(std::min(work_.segment_elements, work_.count - offset));
-    char* data = work_.buffer + offset * work_.element_size;
-    if (persistent_now_) {
-      start_persistent(n);
-      return;
-    }
-    switch (work_.what) {
-      case NodeCollectiveKind::allreduce:
-        check(MPI_Iallreduce(MPI_IN_PLACE, data, n, work_.type, work_.op, comm, &request), "MPI_Iallreduce");
-        break;
-      case NodeCollectiveKind::reduce:
-        check(work_.is_root ? MPI_Ireduce(MPI_IN_PLACE, data, n, work_.type, work_.op, work_.root, comm, &request)
-                            : MPI_Ireduce(data, nullptr, n, work_.type, work_.op, work_.root, comm, &request),
-              "MPI_Ireduce");
-        break;
-      case NodeCollectiveKind::broadcast:
-        check(MPI_Ibcast(data, n, MPI_BYTE, work_.root, comm, &request), "MPI_Ibcast");
-        break;
-      case NodeCollectiveKind::barrier:
-        check(MPI_Ibarrier(comm, &request), "MPI_Ibarrier");
-        break;
-      case NodeCollectiveKind::none:
-        break;
+    if (work_.what == NodeCollectiveKind::barrier) {
+      check(MPI_Ibarrier(comm, &request), "MPI_Ibarrier");
+    } else if (persistent_now_) {
+      start_persistent(element_for(staging_, n));
+    } else {
+      check(detail::start_nonblocking_collective(element_for(work_.buffer + offset * work_.element_size, n), comm,
+                                                 &request),
+            "starting the non-blocking collective");
     }
   }
 
-  // The persistent path: the request for this shape (re-created when it changes), the data copied into the
-  // slot's buffer before the start and out of it at completion.
-  void start_persistent(int n) {
-    CollectiveElement shape;
-    shape.comm = comm;
-    shape.count = n;
-    shape.root = work_.root;
-    shape.type = work_.type;
-    shape.op = work_.op;
+  // A segment of `n` elements at `data` as a collective element, in place (on the root, for a reduce).
+  CollectiveElement element_for(char* data, int n) const {
+    CollectiveElement e;
+    e.comm = comm;
+    e.count = n;
+    e.root = work_.root;
+    e.type = work_.type;
+    e.op = work_.op;
     if (work_.what == NodeCollectiveKind::allreduce) {
-      shape.kind = CollectiveElement::Kind::allreduce;
-      shape.send = MPI_IN_PLACE;
-      shape.buffer = staging_;
+      e.kind = CollectiveElement::Kind::allreduce;
+      e.send = MPI_IN_PLACE;
+      e.buffer = data;
     } else if (work_.what == NodeCollectiveKind::reduce) {
-      shape.kind = CollectiveElement::Kind::reduce;
-      shape.send = work_.is_root ? MPI_IN_PLACE : static_cast<const void*>(staging_);
-      shape.buffer = work_.is_root ? staging_ : nullptr;
+      e.kind = CollectiveElement::Kind::reduce;
+      e.send = work_.is_root ? MPI_IN_PLACE : static_cast<const void*>(data);
+      e.buffer = work_.is_root ? data : nullptr;
     } else {
-      shape.kind = CollectiveElement::Kind::broadcast;
-      shape.type = MPI_BYTE;
-      shape.buffer = staging_;
+      e.kind = CollectiveElement::Kind::broadcast;
+      e.type = MPI_BYTE;
+      e.buffer = data;
     }
+    return e;
+  }
+
+  // The persistent path: the request for this shape on the slot's buffer (re-created when the shape
+  // changes), the data copied in before the start and out at completion (copy_out).
+  void start_persistent(const CollectiveElement& shape) {
     if (persistent_ == MPI_REQUEST_NULL || !same_shape(shape, shape_)) {
       if (persistent_ != MPI_REQUEST_NULL) MPI_Request_free(&persistent_);  // inactive: the last epoch was waited
       const int code = detail::init_persistent_collective(shape, comm, &persistent_);
