@@ -8,9 +8,10 @@
 // Each segment is a CollectiveElement started by the plans' collective elements' code
 // (proxy/detail/collective_requests.hpp). A request of one segment up to kPersistentBytes (a solver's dot
 // product, a small broadcast) takes an MPI-4 persistent collective on the slot's own buffer: an MPI_I* call
-// builds its schedule every time, which at 8 B costs more than the transfer. The slot keeps the request while its shape (kind, count, type,
-// operation, root) stays the same; every rank makes the same calls on a slot in the same order, so the
-// ranks re-create it together, as a persistent collective's initialisation requires.
+// builds its schedule every time, which at 8 B costs more than the transfer. The slot keeps the request
+// while its shape (kind, count, type, operation, root) stays the same; every rank makes the same calls on a
+// slot in the same order, so the ranks re-create it together, as a persistent collective's initialisation
+// requires.
 // Thread contract: prepare() runs on the thread that posts (before post(), whose queue hand-off orders it
 // before start()); start/progress/release run on the proxy thread; ready is written by the leader thread,
 // done by the proxy, both read by anyone.
