@@ -1,9 +1,10 @@
 // bench_node_allreduce: the hierarchical allreduce in its two forms, the call (proxy::NodeCollectives: team
-// reduce, the proxy's MPI_Iallreduce among the ranks, team broadcast) and the plan element (the proxy adds
-// the threads' vectors, the waiting threads taking strips of large ones, then a persistent allreduce among
-// the ranks), against what hybrid MPI+OpenMP codes write today: the
-// threads sum their vectors into a shared one (an OpenMP worksharing loop over elements), the master calls
-// MPI_Allreduce, and a barrier releases the team. The same T threads per rank, the same vector of doubles
+// reduce, the proxy's allreduce among the ranks, team broadcast) and the plan element (the proxy adds the
+// threads' vectors into the result, the waiting threads taking strips of large ones, then a persistent
+// allreduce in place among the ranks), against what hybrid MPI+OpenMP codes write today: the threads sum
+// their vectors into a shared one (an OpenMP worksharing loop over elements), the master calls
+// MPI_Allreduce, and a barrier releases the team. The last column counts the plan form's strips that
+// waiting threads ran, of all its strips (warm-up included). The same T threads per rank, the same vector of doubles
 // per thread, the same result on every thread of every rank (checked), one parallel region for all the
 // iterations of each form (no fork/join timed). Per iteration: a team barrier, the master's clock, the
 // allreduce, a team barrier, the clock; the figure is the mean over iterations of the slowest rank's time.
@@ -38,6 +39,7 @@ double contribution(int rank, int threads, int t) { return rank * threads + t + 
 struct Result {
   double mean_us = 0.0;  // slowest rank's mean per iteration
   bool correct = true;
+  std::string strips = "-";  // plan form: strips of the thread-level phase run by waiting threads / all
 };
 
 // Runs `iterations` of one(t) inside one parallel region, timed by the master between team barriers; one(t)
@@ -124,8 +126,8 @@ Result node_collectives(const proxy::Environment& env, int threads, std::size_t 
 
 // The plan form: one hierarchical allreduce element over the threads' vectors (proxy/plan_collective.hpp).
 // The master starts the epoch; each thread marks its vector ready and waits; the proxy adds the vectors in
-// thread order (the waiting threads taking strips from 32 KiB of contributions on), runs the allreduce among
-// the ranks, and every thread copies the one result.
+// thread order into the result (the waiting threads taking strips from 32 KiB of contributions on), runs
+// the allreduce in place among the ranks, and every thread copies the one result.
 Result plan_element(const proxy::Environment& env, int threads, std::size_t count, int iterations) {
   std::vector<std::vector<double>> in(threads), out(threads, std::vector<double>(count));
   for (int t = 0; t < threads; ++t) in[t].assign(count, contribution(env.rank(), threads, t));
@@ -155,6 +157,8 @@ Result plan_element(const proxy::Environment& env, int threads, std::size_t coun
   result.mean_us = bench::mean_of_slowest_us(times, [&](const double* in, double* out, int n) {
     proxy.call([&] { MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
   });
+  const proxy::ProxyStatistics stats = proxy.statistics();
+  result.strips = stats.strips == 0 ? "-" : std::to_string(stats.strips_by_waiters) + "/" + std::to_string(stats.strips);
   return result;
 }
 
@@ -191,10 +195,12 @@ int run(proxy::Environment& env, int argc, char** argv) {
   if (env.rank() == 0) {
     std::printf("# %s: %d ranks x %d threads; node collectives' rank 0: %s\n", kProgram, env.size(), threads,
                 placement.c_str());
-    std::printf("%10s %14s %14s %10s %14s %10s\n", "bytes", "omp+mpi_us", "node_us", "speedup", "plan_us", "speedup");
+    std::printf("%10s %14s %14s %10s %14s %10s %16s\n", "bytes", "omp+mpi_us", "node_us", "speedup", "plan_us",
+                "speedup", "waiter_strips");
     for (std::size_t i = 0; i < sizes.size(); ++i)
-      std::printf("%10zu %14.2f %14.2f %10.2f %14.2f %10.2f\n", sizes[i], today[i].mean_us, node[i].mean_us,
-                  today[i].mean_us / node[i].mean_us, planned[i].mean_us, today[i].mean_us / planned[i].mean_us);
+      std::printf("%10zu %14.2f %14.2f %10.2f %14.2f %10.2f %16s\n", sizes[i], today[i].mean_us, node[i].mean_us,
+                  today[i].mean_us / node[i].mean_us, planned[i].mean_us, today[i].mean_us / planned[i].mean_us,
+                  planned[i].strips.c_str());
     if (!correct) std::fprintf(stderr, "%s: error: a result differs from the exact sum\n", kProgram);
   }
   return correct ? apps::kExitSuccess : apps::kExitRunFailure;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "mpi_test_util.hpp"
@@ -98,10 +99,12 @@ TEST(HierarchicalPlans, ThreadsMarkTheirContributionsReadyAndTheElementWaitsForA
 // From 32 KiB of contributions on the proxy cuts the thread-level phase into strips of about 16 KiB of
 // input and the threads waiting on the ticket take some (help_board.hpp): 4 contributions of 54 KiB, 13
 // strips of 4 KiB and a partial one, under every progress strategy. Each strip keeps the left-to-right
-// order, so the bits are those of the small case.
+// order, so the bits are those of the small case. statistics() counts the strips (14 every epoch) and
+// those the waiters ran: the epochs go on until a waiter has run one (within 120 s: it takes one epoch or
+// a few; the ranks agree on when to stop), so an element whose phase is not shared fails here.
 TEST(HierarchicalPlans, ALargeElementSharedWithTheWaitingThreadsKeepsTheLeftToRightBits) {
   const int rank = world_rank(), size = world_size();
-  constexpr int kThreads = 4, kCount = 3 * 2048 + 777;
+  constexpr int kThreads = 4, kCount = 3 * 2048 + 777, kStripsPerEpoch = 14;
   for (const auto strategy : {proxy::ProgressStrategy::dedicated, proxy::ProgressStrategy::cooperative,
                                proxy::ProgressStrategy::polling}) {
     SCOPED_TRACE(std::string(proxy::to_string(strategy)));
@@ -115,22 +118,66 @@ TEST(HierarchicalPlans, ALargeElementSharedWithTheWaitingThreadsKeepsTheLeftToRi
                                               MPI_DOUBLE, MPI_SUM);
     const proxy::Plan plan = proxy.commit(spec);
     const auto values = contributions_of(rank, kThreads, kCount);
-    for (int epoch = 1; epoch <= 3; ++epoch) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    int epoch = 1;
+    for (int go_on = 1; go_on != 0; ++epoch) {
       const proxy::Ticket ticket = proxy.start(plan);
       std::vector<std::thread> team;
       for (int t = 0; t < kThreads; ++t)
         team.emplace_back([&, t] {
-          for (int k = 0; k < kCount; ++k) mine[t][k] = values[t][k] * (t == 0 ? epoch : 1);
+          for (int k = 0; k < kCount; ++k) mine[t][k] = values[t][k] * (t == 0 ? epoch % 3 + 1 : 1);
           proxy.ready(ticket, t);
           proxy.wait(ticket);  // a waiter: it may reduce strips of the others' contributions
         });
       for (auto& thread : team) thread.join();
       int wrong = 0;
-      for (int k = 0; k < kCount; ++k) wrong += sum[static_cast<std::size_t>(k)] != expected_sum(size, k) * epoch;
-      EXPECT_EQ(wrong, 0) << "epoch " << epoch << ", first element " << sum[0] << " (want "
-                          << expected_sum(size, 0) * epoch << "), last " << sum.back();
+      for (int k = 0; k < kCount; ++k)
+        wrong += sum[static_cast<std::size_t>(k)] != expected_sum(size, k) * (epoch % 3 + 1);
+      ASSERT_EQ(wrong, 0) << "epoch " << epoch << ", first element " << sum[0] << " (want "
+                          << expected_sum(size, 0) * (epoch % 3 + 1) << "), last " << sum.back();
+      int mine_go_on = epoch < 3 || (proxy.statistics().strips_by_waiters == 0 &&
+                                     std::chrono::steady_clock::now() < deadline);
+      proxy.call([&] { MPI_Allreduce(&mine_go_on, &go_on, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); });
+    }
+    const proxy::ProxyStatistics stats = proxy.statistics();
+    EXPECT_EQ(stats.strips, static_cast<std::uint64_t>(kStripsPerEpoch) * static_cast<std::uint64_t>(epoch - 1));
+    EXPECT_GT(stats.strips_by_waiters, 0u) << "no waiting thread ran a strip in " << epoch - 1 << " epochs";
+    EXPECT_LE(stats.strips_by_waiters, stats.strips);
+  }
+}
+
+// An allreduce reduces its contributions straight into its result and runs in place; a result that is
+// also one of the contributions goes through a staging buffer instead, so the phase does not overwrite what
+// it still reads: with a user's operation (MPI_Reduce_local, which starts from a copy of contribution 0),
+// reducing in place into contribution 1 would give 2 c0. Small and shared in strips (2 x 40 KB) with the
+// built-in sum, 3 elements with the user's; the same left-to-right bits.
+void user_sum(void* in, void* inout, int* count, MPI_Datatype*) {
+  for (int i = 0; i < *count; ++i) static_cast<double*>(inout)[i] += static_cast<const double*>(in)[i];
+}
+
+TEST(HierarchicalPlans, AResultThatIsAlsoAContributionGetsTheSameBits) {
+  const int rank = world_rank(), size = world_size();
+  MPI_Op user_op = MPI_OP_NULL;
+  MPI_Op_create(user_sum, 1, &user_op);
+  for (const auto& [count, op, result] : {std::tuple{3, MPI_SUM, 0}, std::tuple{5000, MPI_SUM, 1},
+                                          std::tuple{3, user_op, 1}, std::tuple{3, user_op, 0}}) {
+    SCOPED_TRACE(std::to_string(count) + " elements, " + (op == MPI_SUM ? "MPI_SUM" : "a user's sum") +
+                 ", result in contribution " + std::to_string(result));
+    std::vector<std::vector<double>> mine(2, std::vector<double>(static_cast<std::size_t>(count)));
+    proxy::ProxyThread proxy(MPI_COMM_WORLD);
+    proxy::PlanSpec spec("dot-aliased");
+    spec.allreduce(MPI_COMM_WORLD, pointers(mine), mine[result].data(), count, MPI_DOUBLE, op);
+    const proxy::Plan plan = proxy.commit(spec);
+    for (int epoch = 1; epoch <= 3; ++epoch) {
+      const auto values = contributions_of(rank, 2, count);  // the last epoch's result overwrote one
+      for (int t = 0; t < 2; ++t) std::copy(values[t].begin(), values[t].end(), mine[t].begin());
+      proxy.wait(proxy.start(plan));
+      int wrong = 0;
+      for (int k = 0; k < count; ++k) wrong += mine[result][static_cast<std::size_t>(k)] != expected_sum(size, k);
+      EXPECT_EQ(wrong, 0) << "epoch " << epoch << ": first " << mine[result][0] << ", want " << expected_sum(size, 0);
     }
   }
+  MPI_Op_free(&user_op);
 }
 
 TEST(HierarchicalPlans, AHeldElementDoesNotCompleteAndItsTimeoutNamesTheMissingPart) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct Counted {
 TEST(HelpBoard, EveryStripRunsOnceAndAllAreDoneWhenRunReturns) {
   proxy::HelpBoard board;
   Helpers helpers(board, 3);
+  std::uint64_t total = 0;
   for (int job_number = 0; job_number < 400; ++job_number) {
     const std::size_t strips = static_cast<std::size_t>(job_number % 7 == 0 ? 0 : job_number % 40);
     Counted counted;
@@ -54,7 +56,10 @@ TEST(HelpBoard, EveryStripRunsOnceAndAllAreDoneWhenRunReturns) {
     board.run(job);
     // Read right after run(): a helper still inside a strip would show as a 0 (and as a race under TSan).
     for (std::size_t s = 0; s < strips; ++s) ASSERT_EQ(counted.runs[s], 1) << "job " << job_number << " strip " << s;
+    total += strips;
+    ASSERT_EQ(board.strips(), total) << "job " << job_number;
   }
+  EXPECT_LE(board.strips_by_waiters(), total);
 }
 
 // Strip 0 waits until strip 1 is done: that can only end if another thread than strip 0's takes strip 1.
@@ -89,6 +94,8 @@ TEST(HelpBoard, AWaitingThreadTakesStrips) {
   board.run(job);
   EXPECT_FALSE(shared.waited_out) << "no helper took strip 1 within 120 s";
   EXPECT_NE(shared.ran[0], shared.ran[1]);
+  EXPECT_EQ(board.strips(), 2u);
+  EXPECT_EQ(board.strips_by_waiters(), 1u);  // one each: strip 0's thread cannot take strip 1
 }
 
 // Nothing posted: assist() returns at once and touches nothing.
@@ -104,6 +111,8 @@ TEST(HelpBoard, AssistWithNothingPostedDoesNothing) {
   EXPECT_EQ(runs, 3);
   board.assist();
   EXPECT_EQ(runs, 3);
+  EXPECT_EQ(board.strips(), 3u);
+  EXPECT_EQ(board.strips_by_waiters(), 0u);
 }
 
 }  // namespace

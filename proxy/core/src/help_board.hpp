@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <thread>
 
 #include "proxy/detail/notifier.hpp"
@@ -30,6 +31,7 @@ class HelpBoard {
   void run(StripJob& job) noexcept {
     posted_.store(&job, std::memory_order_seq_cst);
     claim(job);
+    strips_.store(strips_.load(std::memory_order_relaxed) + job.strips, std::memory_order_relaxed);  // one writer
     // Withdraw, then wait out the helpers still inside. Store and load are seq_cst, as are the helper's
     // increment and load in assist(): either the helper's increment comes first (seen here), or the
     // helper sees the withdrawal and never touches the job.
@@ -42,19 +44,29 @@ class HelpBoard {
   void assist() noexcept {
     if (posted_.load(std::memory_order_relaxed) == nullptr) return;
     active_.fetch_add(1, std::memory_order_seq_cst);
-    if (StripJob* job = posted_.load(std::memory_order_seq_cst)) claim(*job);
+    if (StripJob* job = posted_.load(std::memory_order_seq_cst))
+      if (const std::size_t taken = claim(*job); taken > 0) helped_.fetch_add(taken, std::memory_order_relaxed);
     active_.fetch_sub(1, std::memory_order_release);  // the strips written before the runner reads them
   }
 
+  // Counts for statistics(), any thread: strips of every job run so far, and those a waiting thread ran.
+  std::uint64_t strips() const noexcept { return strips_.load(std::memory_order_relaxed); }
+  std::uint64_t strips_by_waiters() const noexcept { return helped_.load(std::memory_order_relaxed); }
+
  private:
-  static void claim(StripJob& job) noexcept {
-    for (std::size_t strip; (strip = job.next.fetch_add(1, std::memory_order_relaxed)) < job.strips;)
+  // Runs strips until none is left; returns how many this thread ran.
+  static std::size_t claim(StripJob& job) noexcept {
+    std::size_t taken = 0;
+    for (std::size_t strip; (strip = job.next.fetch_add(1, std::memory_order_relaxed)) < job.strips; ++taken)
       job.run(job.context, strip);
+    return taken;
   }
 
   // On lines of their own: posted_ is read by every waiter's spin, written twice per shared job.
   alignas(64) std::atomic<StripJob*> posted_{nullptr};
   alignas(64) std::atomic<int> active_{0};
+  alignas(64) std::atomic<std::uint64_t> strips_{0};  // written by the runner only
+  std::atomic<std::uint64_t> helped_{0};             // once per assist() that ran strips
 };
 
 }  // namespace proxy

@@ -2,6 +2,7 @@
 #include "plan_operation.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "plan_collectives.hpp"
@@ -13,6 +14,17 @@ namespace {
 std::string describe(const Transfer& t, std::uint64_t bytes) {
   return std::string(t.direction == Transfer::Direction::send ? "send to" : "recv from") + " rank " +
          std::to_string(t.peer) + " tag " + std::to_string(t.tag) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+// Whether an element's result buffer shares a byte with one of its contributions (then the thread-level
+// phase cannot write the result while it reads them).
+bool result_overlaps_contributions(const CollectiveElement& e, std::uint64_t bytes) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(e.buffer);
+  for (const void* c : e.contributions) {
+    const auto other = reinterpret_cast<std::uintptr_t>(c);
+    if (begin < other + bytes && other < begin + bytes) return true;
+  }
+  return false;
 }
 }  // namespace
 
@@ -54,9 +66,18 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     slot->bytes = static_cast<std::uint64_t>(e.count) * static_cast<std::uint64_t>(type_size);
     bytes_ += slot->bytes;
     slot->parts = e.parts;
-    if (!e.contributions.empty()) {  // the collective sends what the threads' contributions reduce to
-      slot->staging.resize(static_cast<std::size_t>(slot->bytes));
-      slot->collective->send = slot->staging.data();
+    if (!e.contributions.empty()) {
+      // The collective sends what the threads' contributions reduce to. An allreduce reduces them into its
+      // own result and runs in place: no staging copy for MPI to read (on one rank, nothing more to do).
+      // A reduce (its result is the root's only), or a result that overlaps a contribution: a staging buffer.
+      if (e.kind == CollectiveElement::Kind::allreduce && !result_overlaps_contributions(e, slot->bytes)) {
+        slot->reduced = static_cast<std::byte*>(e.buffer);
+        slot->collective->send = MPI_IN_PLACE;
+      } else {
+        slot->staging.resize(static_cast<std::size_t>(slot->bytes));
+        slot->reduced = slot->staging.data();
+        slot->collective->send = slot->reduced;
+      }
     }
     if (!e.parts.empty() || !e.contributions.empty()) start_all_at_once_ = false;
     MPI_Request request = MPI_REQUEST_NULL;
@@ -169,12 +190,7 @@ void PlanOperation::leave_queues() noexcept {
 void PlanOperation::start_slot(std::size_t index) {
   Slot& slot = *slots_[index];
   int code = MPI_SUCCESS;
-  if (slot.collective && !slot.collective->contributions.empty()) {
-    code = reduce_contributions(*slot.collective, slot.staging.data());
-    if (code != MPI_SUCCESS)
-      throw CommError(label(), -1, epoch_, "reducing the contributions of " + describe_slot(slot) + " failed: " +
-                                               mpi_error_string(code));
-  }
+  if (slot.collective && !slot.collective->contributions.empty()) reduce_contributions_of(slot);
   if (slot.collective && !slot.persistent) {
     code = start_nonblocking_collective(*slot.collective, slot.collective_comm, &requests_[index]);
   } else {
@@ -197,24 +213,24 @@ void PlanOperation::reduce_contributions_of(Slot& slot) {
   if (slot.bytes >= 2 * strip_bytes && reduces_in_ranges(e)) {
     struct Strips {
       const CollectiveElement* element;
-      std::byte* staging;
+      std::byte* result;
       std::size_t per_strip;  // elements
       std::size_t count;
     };
     const std::size_t count = static_cast<std::size_t>(e.count);
-    Strips strips{&e, slot.staging.data(), std::max<std::size_t>(1, strip_bytes * count / slot.bytes), count};
+    Strips strips{&e, slot.reduced, std::max<std::size_t>(1, strip_bytes * count / slot.bytes), count};
     StripJob job;
     job.run = [](void* context, std::size_t strip) noexcept {
       const Strips& s = *static_cast<const Strips*>(context);
       const std::size_t first = strip * s.per_strip;
-      reduce_contribution_range(*s.element, s.staging, first, std::min(s.per_strip, s.count - first));
+      reduce_contribution_range(*s.element, s.result, first, std::min(s.per_strip, s.count - first));
     };
     job.context = &strips;
     job.strips = (count + strips.per_strip - 1) / strips.per_strip;
     helpers_.run(job);
     return;
   }
-  const int code = reduce_contributions(e, slot.staging.data());
+  const int code = reduce_contributions(e, slot.reduced);
   if (code != MPI_SUCCESS)
     throw CommError(label(), -1, epoch_, "reducing the contributions of " + describe_slot(slot) + " failed: " +
                                              mpi_error_string(code));

@@ -81,6 +81,7 @@ class PlanOperation final : public Operation {
   struct Slot {
     Transfer transfer;
     std::vector<std::byte> staging;  // packed transfers; a hierarchical element's thread-level result
+    std::byte* reduced = nullptr;    // where that result goes: staging, or an allreduce's own result buffer
     std::uint64_t bytes = 0;
     std::atomic<bool> done{false};   // read by waiters for timeout reports
     std::optional<CollectiveElement> collective;
@@ -92,7 +93,7 @@ class PlanOperation final : public Operation {
     std::atomic<bool> held{false};   // ... and they are not all ready yet in this epoch
   };
   void start_slot(std::size_t index);  // pack (if packed) or reduce contributions, and start one request
-  void reduce_contributions_of(Slot& slot);  // a hierarchical element's thread-level phase, into its staging
+  void reduce_contributions_of(Slot& slot);  // a hierarchical element's thread-level phase, into `reduced`
   void start_ready_slots();            // start the held transfers and elements whose parts are now all ready
   bool queues_empty() const noexcept;  // no collective of this or another plan waits on our communicators
   void leave_queues() noexcept;        // this epoch's held collectives will not start (failed, cancelled)

@@ -320,6 +320,8 @@ ProxyStatistics ProxyThread::statistics() const {
       stats.uptime_seconds > 0 ? channel.tick_rate.seconds(channel.busy_ticks.load()) / stats.uptime_seconds : 0.0;
   stats.queue_high_water = channel.queue_high_water.load();
   stats.commands = channel.commands.load();
+  stats.strips = channel.helpers.strips();
+  stats.strips_by_waiters = channel.helpers.strips_by_waiters();
   for (const auto& plan : impl_->plans->snapshot()) {
     OperationStatistics p;
     p.name = plan->name();

@@ -9,6 +9,11 @@ std::string ProxyStatistics::format() const {
   std::snprintf(line, sizeof line, "proxy: up %.3f s, busy %.1f%%, %llu commands, queue high-water %zu\n",
                 uptime_seconds, 100.0 * busy_fraction, static_cast<unsigned long long>(commands), queue_high_water);
   std::string text = line;
+  if (strips > 0) {
+    std::snprintf(line, sizeof line, "  thread-level phases: %llu strips, %llu run by waiting threads\n",
+                  static_cast<unsigned long long>(strips), static_cast<unsigned long long>(strips_by_waiters));
+    text += line;
+  }
   if (plans.empty()) return text;
   std::snprintf(line, sizeof line, "  %-24s %10s %14s %12s %12s\n", "plan", "starts", "bytes", "mean us", "max us");
   text += line;

@@ -21,6 +21,10 @@ struct ProxyStatistics {
   double busy_fraction = 0.0;         // share of loop time with commands or active operations
   std::size_t queue_high_water = 0;   // most commands seen waiting at once
   std::uint64_t commands = 0;         // commands dequeued
+  // Hierarchical plan elements from 32 KiB of contributions on: strips of their thread-level phase, and
+  // how many of those threads waiting on a ticket ran rather than the thread running the pass.
+  std::uint64_t strips = 0;
+  std::uint64_t strips_by_waiters = 0;
   std::vector<OperationStatistics> plans;  // committed plans not yet released, in commit order
 
   // A short human-readable table (for the drivers' --verbose).
