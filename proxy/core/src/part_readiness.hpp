@@ -21,7 +21,7 @@ namespace proxy {
 class PartReadiness {
  public:
   explicit PartReadiness(int count)
-      : count_(count), ready_epoch_(std::make_unique<std::atomic<std::uint64_t>[]>(static_cast<std::size_t>(count))) {}
+      : count_(count), ready_epoch_(std::make_unique<Part[]>(static_cast<std::size_t>(count))) {}
 
   int count() const noexcept { return count_; }
 
@@ -31,7 +31,7 @@ class PartReadiness {
     if (part < 0 || part >= count_)
       throw Error("plan '" + plan + "': part " + std::to_string(part) + " marked ready in epoch " +
                   std::to_string(epoch) + " is outside [0, " + std::to_string(count_) + ")");
-    if (ready_epoch_[static_cast<std::size_t>(part)].exchange(epoch, std::memory_order_acq_rel) == epoch)
+    if (ready_epoch_[static_cast<std::size_t>(part)].epoch.exchange(epoch, std::memory_order_acq_rel) == epoch)
       throw Error("plan '" + plan + "': part " + std::to_string(part) + " marked ready twice in epoch " +
                   std::to_string(epoch));
   }
@@ -39,7 +39,7 @@ class PartReadiness {
   // Proxy thread: have all of `parts` been marked in `epoch`?
   bool all_ready(const std::vector<int>& parts, std::uint64_t epoch) const noexcept {
     for (int p : parts)
-      if (ready_epoch_[static_cast<std::size_t>(p)].load(std::memory_order_acquire) != epoch) return false;
+      if (ready_epoch_[static_cast<std::size_t>(p)].epoch.load(std::memory_order_acquire) != epoch) return false;
     return true;
   }
 
@@ -47,14 +47,18 @@ class PartReadiness {
   std::string missing(const std::vector<int>& parts, std::uint64_t epoch) const {
     std::string text;
     for (int p : parts)
-      if (ready_epoch_[static_cast<std::size_t>(p)].load(std::memory_order_relaxed) != epoch)
+      if (ready_epoch_[static_cast<std::size_t>(p)].epoch.load(std::memory_order_relaxed) != epoch)
         text += (text.empty() ? "" : ", ") + std::to_string(p);
     return text;
   }
 
  private:
+  // A line per part: the threads marking their parts do not contend for one, nor with the pass reading them.
+  struct alignas(64) Part {
+    std::atomic<std::uint64_t> epoch{0};
+  };
   int count_;
-  std::unique_ptr<std::atomic<std::uint64_t>[]> ready_epoch_;
+  std::unique_ptr<Part[]> ready_epoch_;
 };
 
 }  // namespace proxy

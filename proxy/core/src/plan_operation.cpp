@@ -205,11 +205,14 @@ void PlanOperation::start_slot(std::size_t index) {
 
 void PlanOperation::reduce_contributions_of(Slot& slot) {
   // Strips of about 16 KiB of input (contributions x strip), at least 1 KiB of result (a whole number of
-  // cache lines): enough work that claiming one (an atomic add) costs nothing beside it, small enough that
-  // 16 threads share 16 vectors of 8 KiB. Shared once there are two strips: 32 KiB of contributions in all.
-  constexpr std::uint64_t kStripInputBytes = 16 * 1024, kMinStripBytes = 1024;
+  // cache lines): small enough that 16 threads share 16 vectors of 8 KiB. Shared once there are two strips:
+  // 32 KiB of contributions in all. At most 1024 strips: every claim is an atomic add on one line that all
+  // the helpers contend for (16 threads on 16 vectors of 8 MiB took 8192 claims an epoch, 1024 now).
+  constexpr std::uint64_t kStripInputBytes = 16 * 1024, kMinStripBytes = 1024, kMaxStrips = 1024;
   const CollectiveElement& e = *slot.collective;
-  const std::uint64_t strip_bytes = std::max(kMinStripBytes, kStripInputBytes / e.contributions.size() / 64 * 64);
+  const std::uint64_t strip_bytes =
+      std::max({kMinStripBytes, kStripInputBytes / e.contributions.size() / 64 * 64,
+                (slot.bytes + kMaxStrips * 64 - 1) / (kMaxStrips * 64) * 64});
   if (slot.bytes >= 2 * strip_bytes && reduces_in_ranges(e)) {
     struct Strips {
       const CollectiveElement* element;
