@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -163,6 +164,40 @@ TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
   }
   EXPECT_EQ(parse_allreduce_algorithm("tiled-two-stage"), AllreduceAlgorithm::tiled_two_stage);
   EXPECT_THROW(parse_allreduce_algorithm("ring"), Error);
+  for (const BroadcastAlgorithm b :
+       {BroadcastAlgorithm::automatic, BroadcastAlgorithm::one_stage, BroadcastAlgorithm::two_stage})
+    EXPECT_EQ(parse_broadcast_algorithm(to_string(b)), b) << to_string(b);
+  try {
+    parse_broadcast_algorithm("pipeline");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("unknown broadcast algorithm 'pipeline' (expected ", 0), 0u) << e.what();
+  }
+}
+
+// The serial reference folds left to right: with a non-commutative operation (2x2 integer matrices,
+// in[i] * inout[i] as MPI's fn(in, inout) computes in op inout) the order shows in the result.
+TEST(Reduction, ReferenceFoldsLeftToRight) {
+  const UserFunction product = [](const void* in, void* inout, std::size_t count, void*) {
+    const auto* a = static_cast<const std::int64_t*>(in);
+    auto* b = static_cast<std::int64_t*>(inout);
+    for (std::size_t m = 0; m < count / 4; ++m, a += 4, b += 4) {
+      const std::int64_t c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                                 a[2] * b[1] + a[3] * b[3]};
+      std::copy(c, c + 4, b);
+    }
+  };
+  const std::int64_t x[4] = {1, 1, 0, 1}, y[4] = {1, 0, 1, 1}, z[4] = {2, 0, 0, 1};
+  const void* inputs[3] = {x, y, z};
+  std::int64_t out[4] = {};
+  reduce_reference(Reduction::custom(DataType::int64, product, nullptr, false), inputs, 3, out, 4);
+  const std::int64_t xyz[4] = {4, 1, 2, 1};  // (x y) z; z (y x) would be {2, 2, 1, 2}
+  EXPECT_EQ(std::vector<std::int64_t>(out, out + 4), std::vector<std::int64_t>(xyz, xyz + 4));
+  const std::int32_t p[3] = {1, -2, 3}, q[3] = {10, 20, 30};
+  const void* ints[2] = {p, q};
+  std::int32_t sum[3] = {};
+  reduce_reference(Reduction::builtin(DataType::int32, ReduceOp::sum), ints, 2, sum, 3);
+  EXPECT_EQ(std::vector<std::int32_t>(sum, sum + 3), (std::vector<std::int32_t>{11, 18, 33}));
 }
 
 // A 16-thread node of two NUMA domains, with given parameters: every prediction is the HPDC'13 equation

@@ -266,6 +266,20 @@ TEST(TeamHierarchy, LevelsFromHwlocBuildAWorkingTeam) {
     check_allreduce(team, algorithm, Reduction::builtin(DataType::int64, ReduceOp::sum), 4099, false);
 }
 
+// A thread bound to a core reports that core (in a thread of its own, so the binding goes with it).
+TEST(TeamHierarchy, AThreadBoundToACoreRunsThere) {
+  const Topology topology;
+  for (int core = 0; core < topology.cores(); ++core) {
+    bool bound = false;
+    int reported = -2;
+    std::thread([&] {
+      bound = topology.bind_this_thread(core);
+      if (bound) reported = topology.current_core();
+    }).join();
+    if (bound) EXPECT_EQ(reported, core);  // the OS may refuse a binding (a restricted container)
+  }
+}
+
 TEST(TeamHierarchy, ConfigFromPlacementFollowsTheComputeCores) {
   const Topology topology;
   // 3 compute threads over a 4-core slice whose last core is the proxy's: threads on cores 0, 1, 2.

@@ -81,6 +81,28 @@ TEST(HaloMpi, BlockingExchangeFillsNeighbourFaces) {
   }
 }
 
+// bytes_sent() against what arrives: over all ranks, the bytes the blocks say they send are the ghost
+// points the exchange filled, 8 bytes each.
+TEST(HaloMpi, BytesSentAreTheGhostPointsTheNeighboursFill) {
+  for (const Extent& g : geometries(world_size())) {
+    const Decomposition d = decompose(kGlobal, g, world_rank());
+    Grid u = numbered_block(d);
+    const Halo halo(d, u);
+    halo.exchange(u, MPI_COMM_WORLD);
+    long long filled = 0;
+    for (int k = 0; k <= d.local[2] + 1; ++k)
+      for (int j = 0; j <= d.local[1] + 1; ++j)
+        for (int i = 0; i <= d.local[0] + 1; ++i) {
+          const bool ghost = i == 0 || j == 0 || k == 0 || i > d.local[0] || j > d.local[1] || k > d.local[2];
+          filled += ghost && u.at(i, j, k) != kUntouched;
+        }
+    long long mine[2] = {halo.bytes_sent(), filled * static_cast<long long>(sizeof(double))}, all[2] = {0, 0};
+    MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(all[0], all[1]) << "geometry " << g[0] << "x" << g[1] << "x" << g[2];
+    if (world_size() > 1) EXPECT_GT(all[0], 0);  // every geometry of several ranks has a neighbour
+  }
+}
+
 TEST(HaloMpi, PostedExchangeFillsNeighbourFaces) {
   for (const Extent& g : geometries(world_size())) {
     const Decomposition d = decompose(kGlobal, g, world_rank());

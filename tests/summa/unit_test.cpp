@@ -178,6 +178,8 @@ TEST(BlasThreads, ScopeRestoresTheCount) {
     EXPECT_EQ(summa::blas_threads(), std::min(2, static_cast<int>(std::thread::hardware_concurrency())));
   }
   EXPECT_EQ(summa::blas_threads(), 1);
+  // The counts above need a control: the BLAS this build found is the threaded OpenBLAS by default.
+  EXPECT_STRNE(summa::blas_thread_control(), "none");
 }
 
 // Thesis IV.D.1: for an 8x8 grid of 8-way nodes, 1x8 ranks per node cost 7_off + 7_on per rank (eq. IV.1),

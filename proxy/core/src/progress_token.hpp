@@ -20,22 +20,11 @@ class ProgressToken {
   // taken do not bounce its cache line with failed exchanges.
   bool try_acquire() noexcept {
     if (held_.load(std::memory_order_relaxed)) return false;
-    if (held_.exchange(true, std::memory_order_acquire)) return false;
-    holder_here() = true;
-    return true;
+    return !held_.exchange(true, std::memory_order_acquire);
   }
-  void release() noexcept {
-    holder_here() = false;
-    held_.store(false, std::memory_order_release);
-  }
-  // Whether the calling thread holds a progress token (closures run by the holder ask it).
-  static bool held_by_this_thread() noexcept { return holder_here(); }
+  void release() noexcept { held_.store(false, std::memory_order_release); }
 
  private:
-  static bool& holder_here() noexcept {
-    thread_local bool here = false;
-    return here;
-  }
   alignas(kCacheLineSize) std::atomic<bool> held_{false};
   char padding_[kCacheLineSize - sizeof(std::atomic<bool>)];
 };
