@@ -37,6 +37,12 @@ nar44new)
   for t in 3 4; do [ $(left) -lt 40 ] && continue
     el "emulated 4x4 bench_node_allreduce 1 rank per node x $t threads"
     timeout 60 bench/emulated-cluster --nodes 4 --cores-per-node 4 --ranks-per-node 1 --timeout 55 -- $B/bench_node_allreduce --threads $t --max-bytes 8M 2>&1 | tail -7; el "rc $?"; done ;;
+cg44) el "cg 4x4"; mkdir -p $W/cg-4x4; timeout $(( $(left) < 200 ? $(left) : 200 )) bench/emulated-cluster --nodes 4 --cores-per-node 4 --launcher -- apps/cg3d/compare --nodes 4 --cores 4 --n 128 --reps 3 --output $W/cg-4x4/cg.csv > $W/cg-4x4/console.txt 2>&1; el "rc $?"; grep -A9 "^Mode" $W/cg-4x4/console.txt | head -10; tail -8 $W/cg-4x4/console.txt; tar -czf $OUT/cg-4x4.tgz -C $W cg-4x4 ;;
+rt)
+  for rep in 1 2 3; do el "round trip, 2 ranks on cores 0,1, rep $rep"
+    taskset -c 0,1 $PM -n 2 $B/bench_plan_roundtrip --benchmark_filter='bytes:8/' 2>&1 | grep -E "^BM_" | awk '{print $1, $2, $3}'; done
+  for rep in 1 2 3; do el "round trip, 2 ranks on 16 cores, rep $rep"
+    $PM -n 2 $B/bench_plan_roundtrip --benchmark_filter='bytes:8/' 2>&1 | grep -E "^BM_" | awk '{print $1, $2, $3}'; done ;;
 cg116) el "cg 1x16"; mkdir -p $W/cg-1x16; timeout $(( $(left) < 100 ? $(left) : 100 )) apps/cg3d/compare --cores 16 --n 128 --reps 3 --output $W/cg-1x16/cg.csv > $W/cg-1x16/console.txt 2>&1; el "rc $?"; grep -A9 "^Mode" $W/cg-1x16/console.txt | head -10; tail -8 $W/cg-1x16/console.txt; tar -czf $OUT/cg-1x16.tgz -C $W cg-1x16 ;;
 esac
 done
