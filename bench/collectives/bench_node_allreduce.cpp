@@ -4,9 +4,9 @@
 // allreduce in place among the ranks), against what hybrid MPI+OpenMP codes write today: the threads sum
 // their vectors into a shared one (an OpenMP worksharing loop over elements), the master calls
 // MPI_Allreduce, and a barrier releases the team. The last column counts the plan form's strips that
-// waiting threads ran, of all its strips (warm-up included). The same T threads per rank, the same vector of doubles
-// per thread, the same result on every thread of every rank (checked), one parallel region for all the
-// iterations of each form (no fork/join timed). Per iteration: a team barrier, the master's clock, the
+// waiting threads ran, of all its strips (warm-up included). The same T threads per rank, the same vector
+// of doubles per thread, the same result on every thread of every rank (checked), one parallel region for
+// all the iterations of each form (no fork/join timed). Per iteration: a team barrier, the master's clock, the
 // allreduce, a team barrier, the clock; the figure is the mean over iterations of the slowest rank's time.
 // Run under mpiexec with any number of ranks; table on stdout from rank 0.
 //   mpiexec -n 2 build/bin/bench_node_allreduce --threads 1
