@@ -43,6 +43,11 @@ rt)
     taskset -c 0,1 $PM -n 2 $B/bench_plan_roundtrip --benchmark_filter='bytes:8/' 2>&1 | grep -E "^BM_" | awk '{print $1, $2, $3}'; done
   for rep in 1 2 3; do el "round trip, 2 ranks on 16 cores, rep $rep"
     $PM -n 2 $B/bench_plan_roundtrip --benchmark_filter='bytes:8/' 2>&1 | grep -E "^BM_" | awk '{print $1, $2, $3}'; done ;;
+progress)
+  for rep in 1 2; do for spec in "2 8" "4 4"; do set -- $spec; for pr in cooperative dedicated polling; do
+    [ $(left) -lt 15 ] && continue
+    el "bench_node_allreduce $1 x $2 PROXY_PROGRESS=$pr rep $rep"
+    PROXY_PROGRESS=$pr timeout 40 $PM -n $1 $B/bench_node_allreduce --threads $2 --max-bytes 8K 2>&1 | tail -4; done; done; done ;;
 cg116) el "cg 1x16"; mkdir -p $W/cg-1x16; timeout $(( $(left) < 100 ? $(left) : 100 )) apps/cg3d/compare --cores 16 --n 128 --reps 3 --output $W/cg-1x16/cg.csv > $W/cg-1x16/console.txt 2>&1; el "rc $?"; grep -A9 "^Mode" $W/cg-1x16/console.txt | head -10; tail -8 $W/cg-1x16/console.txt; tar -czf $OUT/cg-1x16.tgz -C $W cg-1x16 ;;
 esac
 done
