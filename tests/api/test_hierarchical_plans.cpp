@@ -133,8 +133,9 @@ TEST(HierarchicalPlans, ALargeElementSharedWithTheWaitingThreadsKeepsTheLeftToRi
       int wrong = 0;
       for (int k = 0; k < kCount; ++k)
         wrong += sum[static_cast<std::size_t>(k)] != expected_sum(size, k) * (epoch % 3 + 1);
-      ASSERT_EQ(wrong, 0) << "epoch " << epoch << ", first element " << sum[0] << " (want "
+      EXPECT_EQ(wrong, 0) << "epoch " << epoch << ", first element " << sum[0] << " (want "
                           << expected_sum(size, 0) * (epoch % 3 + 1) << "), last " << sum.back();
+      // Every rank takes part in every epoch's allreduce, a wrong one included (no early return).
       int mine_go_on = epoch < 3 || (proxy.statistics().strips_by_waiters == 0 &&
                                      std::chrono::steady_clock::now() < deadline);
       proxy.call([&] { MPI_Allreduce(&mine_go_on, &go_on, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); });
