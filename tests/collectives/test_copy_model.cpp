@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -175,24 +174,16 @@ TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
   }
 }
 
-// The serial reference folds left to right: with a non-commutative operation (2x2 integer matrices,
-// in[i] * inout[i] as MPI's fn(in, inout) computes in op inout) the order shows in the result.
+// The serial reference folds left to right: with the tests' non-commutative operation (composition of
+// affine maps, team_test_support.hpp) the order shows in the result.
 TEST(Reduction, ReferenceFoldsLeftToRight) {
-  const UserFunction product = [](const void* in, void* inout, std::size_t count, void*) {
-    const auto* a = static_cast<const std::int64_t*>(in);
-    auto* b = static_cast<std::int64_t*>(inout);
-    for (std::size_t m = 0; m < count / 4; ++m, a += 4, b += 4) {
-      const std::int64_t c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
-                                 a[2] * b[1] + a[3] * b[3]};
-      std::copy(c, c + 4, b);
-    }
-  };
-  const std::int64_t x[4] = {1, 1, 0, 1}, y[4] = {1, 0, 1, 1}, z[4] = {2, 0, 0, 1};
+  using proxy::testing::affine;
+  const std::int64_t x[1] = {affine(2, 1)}, y[1] = {affine(3, 5)}, z[1] = {affine(5, 7)};
   const void* inputs[3] = {x, y, z};
-  std::int64_t out[4] = {};
-  reduce_reference(Reduction::custom(DataType::int64, product, nullptr, false), inputs, 3, out, 4);
-  const std::int64_t xyz[4] = {4, 1, 2, 1};  // (x y) z; z (y x) would be {2, 2, 1, 2}
-  EXPECT_EQ(std::vector<std::int64_t>(out, out + 4), std::vector<std::int64_t>(xyz, xyz + 4));
+  std::int64_t out[1] = {};
+  reduce_reference(proxy::testing::noncommutative(), inputs, 3, out, 1);
+  // (x o y) o z: 2 (3 (5 t + 7) + 5) + 1 = 30 t + 53; z o (y o x) would be 30 t + 47.
+  EXPECT_EQ(out[0], affine(30, 53));
   const std::int32_t p[3] = {1, -2, 3}, q[3] = {10, 20, 30};
   const void* ints[2] = {p, q};
   std::int32_t sum[3] = {};
