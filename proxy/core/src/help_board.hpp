@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "proxy/detail/notifier.hpp"
+#include "proxy/detail/queue.hpp"  // kCacheLineSize
 
 namespace proxy {
 
@@ -63,9 +64,9 @@ class HelpBoard {
   }
 
   // On lines of their own: posted_ is read by every waiter's spin, written twice per shared job.
-  alignas(64) std::atomic<StripJob*> posted_{nullptr};
-  alignas(64) std::atomic<int> active_{0};
-  alignas(64) std::atomic<std::uint64_t> strips_{0};  // written by the runner only
+  alignas(kCacheLineSize) std::atomic<StripJob*> posted_{nullptr};
+  alignas(kCacheLineSize) std::atomic<int> active_{0};
+  alignas(kCacheLineSize) std::atomic<std::uint64_t> strips_{0};  // written by the runner only
   std::atomic<std::uint64_t> helped_{0};             // once per assist() that ran strips
 };
 

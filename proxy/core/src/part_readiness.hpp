@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "proxy/detail/queue.hpp"  // kCacheLineSize
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -54,7 +55,7 @@ class PartReadiness {
 
  private:
   // A line per part: the threads marking their parts do not contend for one, nor with the pass reading them.
-  struct alignas(64) Part {
+  struct alignas(kCacheLineSize) Part {
     std::atomic<std::uint64_t> epoch{0};
   };
   int count_;
