@@ -4,10 +4,14 @@
 // Iteration counts are fixed so both ranks run in lockstep. Every iteration is timed with MPI_Wtime on
 // both ranks; after the loop the per-iteration maxima over the ranks are averaged into `max_rank_us`
 // (one reduction at the end, so that no reduction runs inside the timed loop). Only rank 0 prints.
+// BM_ProxyOverDirect takes the ratio in one run: blocks of the proxy's round trips and of the direct
+// persistent ones, alternated, so that both see the same host; its `proxy_over_direct` is the median of
+// the blocks' ratios (the figure issue 21's goal is stated in).
 // Run: mpiexec -n 2 build/bin/bench_plan_roundtrip
 #include <benchmark/benchmark.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -102,11 +106,70 @@ void BM_Proxy(benchmark::State& state) {
                  " progress); " + placement.describe());
 }
 
+// Alternated blocks: kBlock round trips through a proxy, then kBlock direct persistent ones, one pair per
+// iteration. Each block's time is the slower rank's. A ProxyThread lives for its block only (it is built and
+// committed before the clock starts, destroyed after it stops), so that the direct block's MPI calls come
+// from the thread that owns MPI, as the thread contract asks (MPI_THREAD_SERIALIZED).
+void BM_ProxyOverDirect(benchmark::State& state) {
+  constexpr int kBlock = 1000;
+  const int bytes = static_cast<int>(state.range(0));
+  std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
+  const proxy::Placement placement = environment->placement(1, true);
+  environment->topology().bind_this_thread(placement.compute_cores.front());
+  MPI_Request r[2];
+  MPI_Recv_init(in.data(), bytes, MPI_BYTE, peer(), 1, MPI_COMM_WORLD, &r[0]);
+  MPI_Send_init(out.data(), bytes, MPI_BYTE, peer(), 1, MPI_COMM_WORLD, &r[1]);
+  std::vector<double> times;  // per pair: the proxy block's seconds, then the direct block's
+  times.reserve(2 * static_cast<std::size_t>(state.max_iterations));
+  std::string strategy;
+  for (auto _ : state) {
+    {
+      proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
+      proxy::PlanSpec spec("halo");
+      spec.recv(peer(), 0, in.data(), bytes, MPI_BYTE).send(peer(), 0, out.data(), bytes, MPI_BYTE);
+      proxy::Plan plan = proxy.commit(spec);
+      strategy = to_string(proxy.progress_strategy());
+      proxy.call([&] { MPI_Barrier(proxy.comm()); });
+      const double t0 = MPI_Wtime();
+      for (int i = 0; i < kBlock; ++i) proxy.wait(proxy.start(plan));
+      times.push_back(MPI_Wtime() - t0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < kBlock; ++i) {
+      MPI_Startall(2, r);
+      int done = 0;
+      while (!done) MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+    }
+    times.push_back(MPI_Wtime() - t0);
+  }
+  MPI_Request_free(&r[0]);
+  MPI_Request_free(&r[1]);
+  std::vector<double> slowest(times.size());
+  MPI_Allreduce(times.data(), slowest.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  std::vector<double> ratios, proxy_ns, direct_ns;
+  for (std::size_t i = 0; i + 1 < slowest.size(); i += 2) {
+    ratios.push_back(slowest[i] / slowest[i + 1]);
+    proxy_ns.push_back(slowest[i] / kBlock * 1e9);
+    direct_ns.push_back(slowest[i + 1] / kBlock * 1e9);
+  }
+  const auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["proxy_over_direct"] = median(ratios);
+  state.counters["proxy_ns"] = median(proxy_ns);
+  state.counters["direct_ns"] = median(direct_ns);
+  state.SetLabel("medians over " + std::to_string(ratios.size()) + " alternated blocks of " + std::to_string(kBlock) +
+                 " round trips: the proxy (" + strategy + " progress) / direct persistent, same core");
+}
+
 }  // namespace
 
 BENCHMARK(BM_Direct)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterations)->UseRealTime();
 BENCHMARK(BM_DirectPersistent)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterations)->UseRealTime();
 BENCHMARK(BM_Proxy)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterations)->UseRealTime();
+BENCHMARK(BM_ProxyOverDirect)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(50)->UseRealTime();
 
 int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
