@@ -16,12 +16,15 @@ namespace {
 
 class CooperativeDriver final : public ProgressDriver {
  public:
-  using ProgressDriver::ProgressDriver;
+  CooperativeDriver(ProxyChannel& channel, ProgressLoop& loop, const Config& config)
+      : ProgressDriver(channel, loop, config) {
+    loop.set_waiters_sleep(false);  // wait() runs passes; nobody sleeps on completions
+  }
   ProgressStrategy strategy() const noexcept override { return ProgressStrategy::cooperative; }
   bool binds_proxy_thread() const noexcept override { return false; }
 
-  void command_queued() noexcept override { demand_.fetch_add(1, std::memory_order_relaxed); }
-  void command_withdrawn() noexcept override { demand_.fetch_sub(1, std::memory_order_relaxed); }
+  void command_queued() noexcept override { demand_.queued.fetch_add(1, std::memory_order_relaxed); }
+  void command_withdrawn() noexcept override { demand_.queued.fetch_sub(1, std::memory_order_relaxed); }
 
   // Begin it now on this thread, the lowest latency: no queue (a push and a pop by this same thread), the
   // pass starts it after anything queued before it.
@@ -100,7 +103,7 @@ class CooperativeDriver final : public ProgressDriver {
       } else if (polling) {
         pause_in_flight(++rounds);
       } else {
-        const bool in_flight = demand_.load(std::memory_order_relaxed) > 0;
+        const bool in_flight = demand_.any();
         rung = channel_.doorbell.wait_for(in_flight ? kBackstopInterval : kIdleInterval);
       }
     }
@@ -109,7 +112,11 @@ class CooperativeDriver final : public ProgressDriver {
  private:
   ProgressLoop::Pass pass_holding_token(Command* first = nullptr) {
     const ProgressLoop::Pass pass = loop_.pass(first);
-    if (pass.retired > 0) demand_.fetch_sub(static_cast<std::int64_t>(pass.retired), std::memory_order_relaxed);
+    // `first` came without the queue and never counted as queued. Only the runner writes `active`.
+    const std::size_t from_queue = pass.drained - (first != nullptr ? 1 : 0);
+    if (from_queue > 0) demand_.queued.fetch_sub(static_cast<std::int64_t>(from_queue), std::memory_order_relaxed);
+    if (demand_.active.load(std::memory_order_relaxed) != static_cast<std::int64_t>(pass.active))
+      demand_.active.store(static_cast<std::int64_t>(pass.active), std::memory_order_relaxed);
     passes_.store(passes_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     return pass;
   }

@@ -19,6 +19,7 @@
 #include "proxy/config.hpp"
 #include "proxy/operation.hpp"
 #include "proxy/progress.hpp"
+#include "proxy/proxy_thread.hpp"
 
 namespace proxy {
 
@@ -40,8 +41,8 @@ class ProgressDriver {
   // loop.shut_down() say it is done.
   virtual void run_proxy_thread() = 0;
 
-  // Compute side. A command (start, release, stop) is about to be queued, or a queued one was taken back
-  // (a start that found the queue full too long).
+  // Compute side. A command (start, release, stop) is about to be queued (not one start_here() began), or
+  // a queued one was taken back (a start that found the queue full too long).
   virtual void command_queued() noexcept {}
   virtual void command_withdrawn() noexcept {}
   // A start about to be queued: begin it on this thread now, without the queue, if this strategy lets
@@ -59,15 +60,15 @@ class ProgressDriver {
   // Waits until op has completed `epoch` or `timeout` has passed; returns whether it completed.
   virtual bool wait(const Operation& op, std::uint64_t epoch, std::chrono::milliseconds timeout) = 0;
 
-  // Work in flight that progress points would move: always 0 unless compute threads run passes. Read with
-  // one relaxed load by ProxyThread::needs_progress (inline, the kernels' hot path).
-  const std::atomic<std::int64_t>& demand() const noexcept { return demand_; }
+  // Work in flight that progress points would move: always none unless compute threads run passes. Read
+  // by ProxyThread::needs_progress (inline, the kernels' hot path).
+  const ProgressDemand& demand() const noexcept { return demand_; }
 
  protected:
   ProxyChannel& channel_;
   ProgressLoop& loop_;
   const Config& config_;
-  std::atomic<std::int64_t> demand_{0};
+  ProgressDemand demand_;
 };
 
 // Dedicated: the proxy thread alone runs the loop, waiting per the wait policy between passes; compute

@@ -56,18 +56,20 @@ ProgressLoop::Pass ProgressLoop::pass(Command* first) {
   const detail::ExclusiveSection::Guard one_runner(runner_);
   const RunningTheLoop running;
   now_ = 0;
-  const std::size_t active_before = active_.size();
   Pass done;
   done.drained = drain();
   if (first != nullptr) {
     start(*first);
-    channel_.commands.fetch_add(1, std::memory_order_relaxed);
     ++done.drained;
   }
+  // One writer at a time (this pass's runner): a load and a store, not a locked add (a fence on x86).
+  // Before progress(): a waiter that sees a completion this pass publishes sees the count too.
+  if (done.drained > 0)
+    channel_.commands.store(channel_.commands.load(std::memory_order_relaxed) + done.drained,
+                            std::memory_order_relaxed);
   progress();
   account_busy_time(done.drained > 0 || !active_.empty());
-  // Every drained command either joined the active set or is done with; every entry that left is done.
-  done.retired = done.drained + active_before - active_.size();
+  done.active = active_.size();
   return done;
 }
 
@@ -86,24 +88,23 @@ std::size_t ProgressLoop::drain() {
         break;
       case Command::Kind::release:
         command.plan->release_when_idle();
-        command.operation.reset();
+        keep_while_active(std::move(command.operation));
         break;
       case Command::Kind::start:
         start(command);
         break;
     }
   }
-  if (drained > 0) {
-    channel_.commands.fetch_add(drained, std::memory_order_relaxed);
-    channel_.space.notify_all();
-  }
+  if (drained > 0) channel_.space.notify_all();
   return drained;
 }
 
 void ProgressLoop::start(Command& command) {
   // Only a plan's epochs are timed (its statistics); other operations skip the clock.
-  ActiveOperation entry{std::move(command.operation), command.plan, command.epoch, command.plan ? now() : 0};
-  channel_.starting.store(entry.operation.get(), std::memory_order_release);
+  Operation* const operation = command.plan != nullptr ? command.plan : command.operation.get();
+  ActiveOperation entry{operation, std::move(command.operation), command.plan, command.epoch,
+                        command.plan ? now() : 0};
+  channel_.starting.store(entry.operation, std::memory_order_release);
   try {
     entry.operation->start(entry.epoch);
   } catch (...) {
@@ -119,6 +120,14 @@ void ProgressLoop::start(Command& command) {
       std::this_thread::get_id() != channel_.proxy_thread.load(std::memory_order_relaxed))
     channel_.doorbell.ring();
   active_.push_back(std::move(entry));
+}
+
+void ProgressLoop::keep_while_active(std::shared_ptr<Operation> plan) {
+  for (auto& entry : active_)
+    if (entry.operation == plan.get()) {
+      entry.keep_alive = std::move(plan);
+      return;
+    }
 }
 
 void ProgressLoop::progress() {
@@ -146,7 +155,7 @@ void ProgressLoop::progress() {
 void ProgressLoop::publish(const ActiveOperation& entry) {
   if (entry.plan != nullptr) entry.plan->timings().record(ticks_between(entry.started_at, now()));
   entry.operation->completed_.store(entry.epoch, std::memory_order_release);
-  channel_.completions.notify_all();
+  if (waiters_sleep_) channel_.completions.notify_all();
 }
 
 void ProgressLoop::fail(const ActiveOperation& entry, std::exception_ptr error) {

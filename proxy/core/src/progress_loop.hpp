@@ -35,7 +35,9 @@ struct Command {
   Kind kind = Kind::start;
   std::uint64_t epoch = 0;
   PlanOperation* plan = nullptr;         // set for committed plans (timings, release)
-  std::shared_ptr<Operation> operation;  // keeps the operation alive until the proxy has taken it
+  // Keeps the operation alive until the proxy has taken it. Empty for a plan begun by start_here(): the
+  // thread that started it holds its handle and ticket until the pass has put it in the active set.
+  std::shared_ptr<Operation> operation;
 };
 
 struct ProxyChannel {
@@ -80,11 +82,11 @@ class ProgressLoop {
   // down), then frees every plan's requests.
   void run(ProgressDriver& driver);
 
-  // What one pass did: commands drained, and entries retired (drained commands done with, plus epochs that
-  // left the active set: the cooperative strategy's count of work in flight falls by it).
+  // What one pass did: commands drained (the queue's, and `first`), and the active set's size after it
+  // (the cooperative strategy's count of work in flight).
   struct Pass {
     std::size_t drained = 0;
-    std::size_t retired = 0;
+    std::size_t active = 0;
   };
   // One pass of the loop: drain, start, progress, publish. The caller is the loop's only runner for the
   // duration (the proxy thread, or the holder of the cooperative strategy's progress token). `first`: a
@@ -96,6 +98,13 @@ class ProgressLoop {
   bool stopping() const noexcept { return stopping_; }
   bool shut_down();
   bool has_active() const noexcept { return !active_.empty(); }
+  // Whether publish() wakes threads asleep on channel_.completions (dedicated and polling waiters; the
+  // default). Cooperative waiters run passes and look for themselves, so their strategy turns it off: the
+  // notification's seq_cst fence is a full fence on x86, on every completion's path.
+  void set_waiters_sleep(bool sleep) noexcept { waiters_sleep_ = sleep; }
+  // The last handle of `plan` went (its release): if an epoch of it is active, that entry keeps it alive
+  // from now on. The loop's runner only.
+  void keep_while_active(std::shared_ptr<Operation> plan);
 
   // Whether the calling thread is running the loop now: the proxy thread, or a thread inside pass(). What
   // the loop runs (then() callbacks, closures, operations) must not wait for the proxy: it would wait for
@@ -103,9 +112,12 @@ class ProgressLoop {
   static bool running_on_this_thread() noexcept;
 
  private:
-  // The proxy's own record of one running epoch: what keeps the operation alive, which epoch, since when.
+  // The proxy's own record of one running epoch: which operation, what keeps it alive, which epoch, since
+  // when. A plan needs no keep-alive while its handles last (their release arrives as a command, or on the
+  // loop's thread, and hands its reference over: keep_while_active), so starting one copies no shared_ptr.
   struct ActiveOperation {
-    std::shared_ptr<Operation> operation;
+    Operation* operation = nullptr;
+    std::shared_ptr<Operation> keep_alive;
     PlanOperation* plan = nullptr;
     std::uint64_t epoch = 0;
     std::uint64_t started_at = 0;  // ticks
@@ -130,6 +142,7 @@ class ProgressLoop {
       "the progress loop: one thread at a time runs a pass (the proxy thread, or the progress token's holder)"};
   std::vector<ActiveOperation> active_;
   bool stopping_ = false;
+  bool waiters_sleep_ = true;
   Notifier::Clock::time_point drain_deadline_;
   std::uint64_t busy_since_ = 0;  // ticks; 0: idle
   std::uint64_t now_ = 0;         // now()'s reading for this pass; 0: not read yet
