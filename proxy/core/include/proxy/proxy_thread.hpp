@@ -51,7 +51,7 @@ namespace proxy {
 // the pass's runner takes off what it drained). `active`: the loop's active set, written by the pass's
 // runner alone with a plain store, so that a start and its completion on the runner's thread take no
 // locked add (a full fence on x86, ~10-20 ns each on a plan's round trip).
-struct alignas(64) ProgressDemand {
+struct ProgressDemand {
   std::atomic<std::int64_t> queued{0};
   std::atomic<std::int64_t> active{0};
   bool any() const noexcept {
