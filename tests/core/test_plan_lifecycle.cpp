@@ -1,11 +1,13 @@
 // Plan lifecycle on real MPI ranks: the last handle releases a plan's requests on the proxy (also while its
-// epoch is still running), a plan starts only on the ProxyThread that committed it, and a process has one
+// epoch is still running, with or without a ticket held), a plan starts only on the ProxyThread that committed it, and a process has one
 // live ProxyThread at a time.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "proxy/core.hpp"
 
@@ -50,6 +52,58 @@ TEST(PlanLifecycle, ReleasingARunningPlanWaitsForItsEpoch) {
     ASSERT_EQ(in, 10 * round + (rank + size - 1) % size) << "round " << round;
   }
   EXPECT_TRUE(proxy.statistics().plans.empty());
+}
+
+// A plan whose handle and ticket are both gone while its epoch runs: the proxy keeps it alive until the
+// epoch ends (a plan begun by its starter holds no reference of the proxy's own until its release hands
+// one over, progress_loop.hpp). Its receive cannot complete before every rank has dropped both, since the
+// sends go out only after the barrier. `dropped_on_the_proxy`: the last handle goes in a closure, so the
+// release runs on the loop's thread rather than as a command. Under each strategy: only a cooperative start
+// (on the starting thread) skips the proxy's own reference.
+void orphan_epoch_completes(proxy::ProgressStrategy strategy, bool dropped_on_the_proxy) {
+  SCOPED_TRACE(std::string(to_string(strategy)) + (dropped_on_the_proxy ? ", dropped on the proxy" : ""));
+  proxy::Config config;
+  config.progress = strategy;
+  proxy::ProxyThread proxy(MPI_COMM_WORLD, config);
+  ASSERT_EQ(proxy.progress_strategy(), strategy);
+  const int rank = proxy.rank(), size = proxy.size();
+  int out = 70 + rank, in = -1;
+  std::optional<proxy::Plan> receive;
+  {
+    proxy::PlanSpec spec("orphan");
+    spec.recv((rank + size - 1) % size, 12, &in, 1, MPI_INT);
+    receive = proxy.commit(spec);
+  }
+  proxy::PlanSpec send_spec("send");
+  send_spec.send((rank + 1) % size, 12, &out, 1, MPI_INT);
+  const proxy::Plan send = proxy.commit(send_spec);
+  proxy.start(*receive);  // the ticket is dropped at once
+  if (dropped_on_the_proxy)
+    proxy.wait(proxy.submit([&receive](proxy::ClosureContext&) { receive.reset(); }));
+  else
+    receive.reset();
+  EXPECT_EQ(proxy.statistics().plans.size(), 1u) << "the orphan has left the registry";
+  proxy.call([&] { MPI_Barrier(proxy.comm()); });
+  proxy.wait(proxy.start(send));
+  // Nothing to wait on: look from the proxy (the read is ordered after its writes) until the value is in.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  int seen = -1;
+  while ((seen = proxy.call([&] { return in; })) != 70 + (rank + size - 1) % size &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(seen, 70 + (rank + size - 1) % size);
+  EXPECT_EQ(proxy.call([] { return 7; }), 7);  // and the proxy goes on
+}
+
+constexpr proxy::ProgressStrategy kStrategies[] = {proxy::ProgressStrategy::cooperative, proxy::ProgressStrategy::dedicated,
+                                                    proxy::ProgressStrategy::polling};
+
+TEST(PlanLifecycle, AnEpochWhoseHandleAndTicketWentFinishes) {
+  for (const auto strategy : kStrategies) orphan_epoch_completes(strategy, false);
+}
+
+TEST(PlanLifecycle, AnEpochWhoseLastHandleWentOnTheProxyThreadFinishes) {
+  for (const auto strategy : kStrategies) orphan_epoch_completes(strategy, true);
 }
 
 TEST(PlanLifecycle, ALastHandleDroppedOnTheProxyThreadIsReleasedThere) {
