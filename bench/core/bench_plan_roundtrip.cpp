@@ -58,6 +58,30 @@ void BM_Direct(benchmark::State& state) {
   report_direct(state, times, "Isend/Irecv/Waitall from the compute thread");
 }
 
+// The requests a plan uses, made once with MPI_Recv_init/MPI_Send_init; round_trip() starts them and tests
+// them until both are done, from the calling thread.
+class PersistentExchange {
+ public:
+  PersistentExchange(std::vector<char>& in, std::vector<char>& out, int tag) {
+    MPI_Recv_init(in.data(), static_cast<int>(in.size()), MPI_BYTE, peer(), tag, MPI_COMM_WORLD, &requests_[0]);
+    MPI_Send_init(out.data(), static_cast<int>(out.size()), MPI_BYTE, peer(), tag, MPI_COMM_WORLD, &requests_[1]);
+  }
+  ~PersistentExchange() {
+    MPI_Request_free(&requests_[0]);
+    MPI_Request_free(&requests_[1]);
+  }
+  PersistentExchange(const PersistentExchange&) = delete;
+  PersistentExchange& operator=(const PersistentExchange&) = delete;
+  void round_trip() {
+    MPI_Startall(2, requests_);
+    int done = 0;
+    while (!done) MPI_Testall(2, requests_, &done, MPI_STATUSES_IGNORE);
+  }
+
+ private:
+  MPI_Request requests_[2];
+};
+
 // What a plan starts: the same persistent requests, started and tested by the compute thread itself.
 void BM_DirectPersistent(benchmark::State& state) {
   const int bytes = static_cast<int>(state.range(0));
@@ -65,19 +89,13 @@ void BM_DirectPersistent(benchmark::State& state) {
   bind_like_the_proxy_benchmark();
   std::vector<double> times;
   times.reserve(kIterations);
-  MPI_Request r[2];
-  MPI_Recv_init(in.data(), bytes, MPI_BYTE, peer(), 0, MPI_COMM_WORLD, &r[0]);
-  MPI_Send_init(out.data(), bytes, MPI_BYTE, peer(), 0, MPI_COMM_WORLD, &r[1]);
+  PersistentExchange exchange(in, out, 0);
   MPI_Barrier(MPI_COMM_WORLD);
   for (auto _ : state) {
     const double t0 = MPI_Wtime();
-    MPI_Startall(2, r);
-    int done = 0;
-    while (!done) MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+    exchange.round_trip();
     times.push_back(MPI_Wtime() - t0);
   }
-  MPI_Request_free(&r[0]);
-  MPI_Request_free(&r[1]);
   report_direct(state, times, "Recv_init/Send_init once, Startall and a Testall loop from the compute thread");
 }
 
@@ -116,9 +134,7 @@ void BM_ProxyOverDirect(benchmark::State& state) {
   std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
   const proxy::Placement placement = environment->placement(1, true);
   environment->topology().bind_this_thread(placement.compute_cores.front());
-  MPI_Request r[2];
-  MPI_Recv_init(in.data(), bytes, MPI_BYTE, peer(), 1, MPI_COMM_WORLD, &r[0]);
-  MPI_Send_init(out.data(), bytes, MPI_BYTE, peer(), 1, MPI_COMM_WORLD, &r[1]);
+  PersistentExchange exchange(in, out, 1);  // its own tag: the proxy's communicator is a duplicate anyway
   std::vector<double> times;  // per pair: the proxy block's seconds, then the direct block's
   times.reserve(2 * static_cast<std::size_t>(state.max_iterations));
   std::string strategy;
@@ -136,15 +152,9 @@ void BM_ProxyOverDirect(benchmark::State& state) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    for (int i = 0; i < kBlock; ++i) {
-      MPI_Startall(2, r);
-      int done = 0;
-      while (!done) MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
-    }
+    for (int i = 0; i < kBlock; ++i) exchange.round_trip();
     times.push_back(MPI_Wtime() - t0);
   }
-  MPI_Request_free(&r[0]);
-  MPI_Request_free(&r[1]);
   std::vector<double> slowest(times.size());
   MPI_Allreduce(times.data(), slowest.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   std::vector<double> ratios, proxy_ns, direct_ns;
