@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <string>
 
 #include "mpi_test_util.hpp"
 #include "proxy/environment.hpp"
@@ -13,20 +14,29 @@
 namespace {
 const proxy::Environment* the_environment = nullptr;
 
-// What a rank other than 0 prints: its failed assertions, where and why, and nothing else.
+// What a rank other than 0 prints: its failed assertions, where and why, and nothing else. The test's name
+// is kept from OnTestStart: UnitTest::current_test_info() takes the lock that AddTestPartResult holds
+// while it calls OnTestPartResult (asking there deadlocks).
 class FailurePrinter : public ::testing::EmptyTestEventListener {
  public:
   explicit FailurePrinter(int rank) : rank_(rank) {}
+  void OnTestStart(const ::testing::TestInfo& test) override {
+    test_ = std::string(test.test_suite_name()) + "." + test.name();
+  }
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
     if (!result.failed()) return;
-    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::fprintf(stderr, "rank %d: %s.%s: %s:%d: %s\n", rank_, test != nullptr ? test->test_suite_name() : "?",
-                 test != nullptr ? test->name() : "?", result.file_name() != nullptr ? result.file_name() : "?",
-                 result.line_number(), result.message());
+    // Every line of the message prefixed too: the ranks' lines interleave.
+    std::string text = "rank " + std::to_string(rank_) + ": " + test_ + ": " +
+                       (result.file_name() != nullptr ? result.file_name() : "?") + ":" +
+                       std::to_string(result.line_number()) + ": ";
+    for (const char* c = result.message(); *c != '\0'; ++c)
+      text += *c == '\n' ? "\nrank " + std::to_string(rank_) + ":   " : std::string(1, *c);
+    std::fprintf(stderr, "%s\n", text.c_str());
   }
 
  private:
   int rank_;
+  std::string test_ = "(outside a test)";
 };
 }  // namespace
 
