@@ -1,6 +1,6 @@
 // Plan lifecycle on real MPI ranks: the last handle releases a plan's requests on the proxy (also while its
-// epoch is still running, with or without a ticket held), a plan starts only on the ProxyThread that committed it, and a process has one
-// live ProxyThread at a time.
+// epoch is still running, with or without a ticket held), a plan starts only on the ProxyThread that
+// committed it, and a process has one live ProxyThread at a time.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -95,8 +95,8 @@ void orphan_epoch_completes(proxy::ProgressStrategy strategy, bool dropped_on_th
   EXPECT_EQ(proxy.call([] { return 7; }), 7);  // and the proxy goes on
 }
 
-constexpr proxy::ProgressStrategy kStrategies[] = {proxy::ProgressStrategy::cooperative, proxy::ProgressStrategy::dedicated,
-                                                    proxy::ProgressStrategy::polling};
+constexpr proxy::ProgressStrategy kStrategies[] = {
+    proxy::ProgressStrategy::cooperative, proxy::ProgressStrategy::dedicated, proxy::ProgressStrategy::polling};
 
 TEST(PlanLifecycle, AnEpochWhoseHandleAndTicketWentFinishes) {
   for (const auto strategy : kStrategies) orphan_epoch_completes(strategy, false);
