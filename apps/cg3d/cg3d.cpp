@@ -211,6 +211,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   settings.on_placement = apps::placement_notices(
       kProgram, env.rank(), verbose, redblack3d::decompose(settings.global, settings.geometry, env.rank()).describe());
   settings.on_comm_failure = apps::abort_on_comm_failure(kProgram, env.rank());
+  settings.proxy_timings = verbose;
 
   // Before allocating: this rank's vectors and, with --verify, the serial CG's whole grid.
   proxy::harness::check_memory(env.world(), "--n " + options.value("n"), cg3d::bytes_per_rank(settings), env.node().size);

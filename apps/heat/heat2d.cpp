@@ -33,7 +33,9 @@ int main(int argc, char** argv) {
     const proxy::Placement placement = proxy::harness::placement_for(env, proxy::harness::Mode::proxy, 0);
     double max_diff = 0.0;
     {
-      proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
+      proxy::Config defaults;
+      defaults.timings = problem.verbose;  // its statistics' times, printed below
+      proxy::ProxyThread proxy(MPI_COMM_WORLD, placement, defaults);
       if (rank == 0)
         std::printf("heat2d: %dx%d, %d steps, %d ranks; rank 0 %s; progress %s\n", nx, problem.ny, problem.steps,
                     size, placement.describe().c_str(), std::string(to_string(proxy.progress_strategy())).c_str());

@@ -172,6 +172,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   settings.on_placement = apps::placement_notices(
       kProgram, env.rank(), verbose, redblack3d::decompose(settings.global, settings.geometry, env.rank()).describe());
   settings.on_comm_failure = apps::abort_on_comm_failure(kProgram, env.rank());
+  settings.proxy_timings = verbose;
 
   // Before allocating: the block (u and f with their ghost layer) and, with --verify, the serial solver's
   // whole grid, against this rank's share of the node's memory.

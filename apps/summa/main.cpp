@@ -144,6 +144,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
       }))
     return apps::kExitSuccess;
   const bool verbose = options.verbose();
+  problem.proxy_timings = verbose;
   apps::note_omp_threads(kProgram, options, env, problem.mode, problem.threads);
   if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   // Before allocating: this rank's blocks, panel buffers and (--verify) reference, against its share of

@@ -83,7 +83,9 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   HaloRequests requests;
   // Declared before the session: the plan is released only after the proxy thread stopped.
   std::optional<proxy::Plan> plan;
-  proxy::harness::Session session(env, settings.mode, settings.threads);
+  proxy::Config proxy_defaults;
+  proxy_defaults.timings = settings.proxy_timings;
+  proxy::harness::Session session(env, settings.mode, settings.threads, proxy_defaults);
   static_cast<proxy::harness::SessionFacts&>(report) = session.facts();
   if (settings.on_placement) settings.on_placement(session);
   if (settings.on_comm_failure) session.on_comm_failure(settings.on_comm_failure);

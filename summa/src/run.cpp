@@ -53,7 +53,9 @@ RunResult run(const proxy::Environment& env, const Problem& problem,
   result.panels = static_cast<int>(grid.schedule().size());
   result.broadcasts = grid.rank_map().broadcast_counts(0);
 
-  proxy::harness::Session session(env, problem.mode, problem.threads);
+  proxy::Config proxy_defaults;
+  proxy_defaults.timings = problem.proxy_timings;
+  proxy::harness::Session session(env, problem.mode, problem.threads, proxy_defaults);
   if (on_comm_failure) session.on_comm_failure(std::move(on_comm_failure));
   result.threads_per_rank = session.threads();
   result.shared_proxy = session.any_shared_proxy();

@@ -37,10 +37,12 @@ TEST(Config, DefaultsWithoutEnvironment) {
 
 TEST(Config, EnvironmentOverridesApi) {
   EnvVar a("PROXY_WAIT_POLICY", "block"), b("PROXY_WAIT_TIMEOUT", "2.5"), c("PROXY_CORE", "3"),
-      d("PROXY_BIND", "0"), e("PROXY_QUEUE_CAPACITY", "64"), f("PROXY_SPIN_COUNT", "10");
+      d("PROXY_BIND", "0"), e("PROXY_QUEUE_CAPACITY", "64"), f("PROXY_SPIN_COUNT", "10"), g("PROXY_TIMINGS", "1");
   proxy::Config api;
   api.wait_policy = proxy::WaitPolicy::spin;
+  EXPECT_FALSE(api.timings) << "the loop reads no clock unless asked";
   const auto config = proxy::Config::from_env(api);
+  EXPECT_TRUE(config.timings);
   EXPECT_EQ(config.wait_policy, proxy::WaitPolicy::block);
   EXPECT_EQ(config.wait_timeout, std::chrono::milliseconds(2500));
   EXPECT_EQ(config.proxy_core, 3);

@@ -313,7 +313,9 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   dot(block.b, block.b, block.partials);  // this rank's rows of b.b, one thread
   std::array<double, 1> bb{block.partials.total()[0]};
 
-  proxy::harness::Session session(env, settings.mode, settings.threads);
+  proxy::Config proxy_defaults;
+  proxy_defaults.timings = settings.proxy_timings;
+  proxy::harness::Session session(env, settings.mode, settings.threads, proxy_defaults);
   static_cast<proxy::harness::SessionFacts&>(report) = session.facts();
   if (settings.on_placement) settings.on_placement(session);
   if (settings.on_comm_failure) session.on_comm_failure(settings.on_comm_failure);

@@ -10,7 +10,7 @@ extern char** environ;
 namespace apps {
 namespace {
 
-constexpr std::array<EnvironmentVariable, 10> kVariables{{
+constexpr std::array<EnvironmentVariable, 11> kVariables{{
     {"PROXY_WAIT_POLICY", "spin-then-yield", "spin, spin-then-yield or block: how the proxy and waiting threads wait"},
     {"PROXY_WAIT_TIMEOUT", "120", "seconds before a wait fails with a timeout (also the shutdown drain limit)"},
     {"PROXY_SPIN_COUNT", "2000", "pause iterations before yielding/sleeping"},
@@ -18,6 +18,7 @@ constexpr std::array<EnvironmentVariable, 10> kVariables{{
     {"PROXY_BIND", "1", "0 disables thread binding (proxy and compute threads)"},
     {"PROXY_PROGRESS", "auto", "auto, dedicated, cooperative or polling: who drives MPI progress"},
     {"PROXY_QUEUE_CAPACITY", "1024", "request-queue slots (a power of two)"},
+    {"PROXY_TIMINGS", "0", "1: the proxy times plan epochs and its busy time for its statistics (--verbose does)"},
     {"PROXY_NODE_SIZE", "shared-memory node", "treat every k consecutive ranks as one node"},
     {"PROXY_COLLECTIVE_MODEL", "built-in", "collective cost model file written by calibrate"},
     {"PROXY_VERBOSE", "0", "1: as --verbose (placement, proxy statistics, effective configuration)"},

@@ -79,6 +79,7 @@ Config Config::from_env(Config config) {
     config.spin_count = static_cast<int>(parse_long("PROXY_SPIN_COUNT", v, 0, kMaxSpinCount));
   if (const char* v = env("PROXY_CORE")) config.proxy_core = static_cast<int>(parse_long("PROXY_CORE", v, -1, kMaxCore));
   if (const char* v = env("PROXY_BIND")) config.bind = parse_long("PROXY_BIND", v, 0, 1) != 0;
+  if (const char* v = env("PROXY_TIMINGS")) config.timings = parse_long("PROXY_TIMINGS", v, 0, 1) != 0;
   if (const char* v = env("PROXY_QUEUE_CAPACITY")) {
     const long capacity = parse_long("PROXY_QUEUE_CAPACITY", v, 2, kMaxQueueCapacity);
     if ((capacity & (capacity - 1)) != 0)

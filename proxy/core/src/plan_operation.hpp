@@ -33,7 +33,7 @@ struct PlanTimings {
   std::atomic<std::uint64_t> total_ticks{0};  // the loop's clock (detail/timer.hpp)
   std::atomic<std::uint64_t> max_ticks{0};
 
-  // The loop's runner: one epoch took `ticks` from its start to its completion.
+  // The loop's runner: one epoch took `ticks` from its start to its completion (0 when not timed).
   void record(std::uint64_t ticks) noexcept {
     epochs.store(epochs.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     total_ticks.store(total_ticks.load(std::memory_order_relaxed) + ticks, std::memory_order_relaxed);

@@ -100,10 +100,10 @@ std::size_t ProgressLoop::drain() {
 }
 
 void ProgressLoop::start(Command& command) {
-  // Only a plan's epochs are timed (its statistics); other operations skip the clock.
+  // Only a plan's epochs are timed (its statistics, when Config::timings asks); the rest skip the clock.
   Operation* const operation = command.plan != nullptr ? command.plan : command.operation.get();
   ActiveOperation entry{operation, std::move(command.operation), command.plan, command.epoch,
-                        command.plan ? now() : 0};
+                        command.plan != nullptr && config_.timings ? now() : 0};
   channel_.starting.store(entry.operation, std::memory_order_release);
   try {
     entry.operation->start(entry.epoch);
@@ -153,7 +153,7 @@ void ProgressLoop::progress() {
 }
 
 void ProgressLoop::publish(const ActiveOperation& entry) {
-  if (entry.plan != nullptr) entry.plan->timings().record(ticks_between(entry.started_at, now()));
+  if (entry.plan != nullptr) entry.plan->timings().record(config_.timings ? ticks_between(entry.started_at, now()) : 0);
   entry.operation->completed_.store(entry.epoch, std::memory_order_release);
   if (waiters_sleep_) channel_.completions.notify_all();
 }
@@ -211,6 +211,7 @@ bool ProgressLoop::shut_down() {
 
 void ProgressLoop::account_busy_time(bool busy) {
   // Busy time: from the first command or active operation until the loop is idle again.
+  if (!config_.timings) return;
   if (busy && busy_since_ == 0) busy_since_ = now();
   if (!busy && busy_since_ != 0) {
     channel_.busy_ticks.store(channel_.busy_ticks.load(std::memory_order_relaxed) + ticks_between(busy_since_, now()),

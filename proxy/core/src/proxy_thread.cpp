@@ -322,6 +322,7 @@ ProxyStatistics ProxyThread::statistics() const {
   const ProxyChannel& channel = impl_->channel;
   ProxyStatistics stats;
   stats.uptime_seconds = now_seconds() - channel.started_at;
+  stats.timed = config_.timings;
   stats.busy_fraction =
       stats.uptime_seconds > 0 ? channel.tick_rate.seconds(channel.busy_ticks.load()) / stats.uptime_seconds : 0.0;
   stats.queue_high_water = channel.queue_high_water.load();

@@ -32,7 +32,7 @@ Placement placement_for(const Environment& env, Mode mode, int threads) {
   return env.placement(is_multi_tier(mode) ? threads : 1, mode == Mode::proxy);
 }
 
-Session::Session(const Environment& env, Mode mode, int threads)
+Session::Session(const Environment& env, Mode mode, int threads, const Config& proxy_defaults)
     : env_(env), mode_(mode), placement_(placement_for(env, mode, threads)) {
   std::array<int, 2> flags{placement_.shared_proxy ? 1 : 0, placement_.oversubscribed ? 1 : 0};
   collective("the set-up", [&](MPI_Comm world, MPI_Request& request) {
@@ -48,7 +48,7 @@ Session::Session(const Environment& env, Mode mode, int threads)
   });
   rank0_placement_ = line.data();
   bind_compute_threads(env, placement_);
-  if (mode == Mode::proxy) proxy_.emplace(env.world(), placement_);
+  if (mode == Mode::proxy) proxy_.emplace(env.world(), placement_, proxy_defaults);
 }
 
 Session::~Session() = default;

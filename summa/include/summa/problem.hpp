@@ -35,6 +35,7 @@ struct Problem {
   int node_rows = 0;      // ranks per node as a node_rows x node_cols tile of the grid (sync/async);
   int node_cols = 0;      //   0 x 0 = ranks fill the grid row by row on their real nodes
   bool verify = false;    // recompute each block of C from the generator and compare
+  bool proxy_timings = false;  // proxy mode: the proxy times its plans' epochs (Config::timings; --verbose)
 
   std::string grid() const { return std::to_string(grid_rows) + "x" + std::to_string(grid_cols); }
   bool has_node_layout() const noexcept { return node_rows > 0; }

@@ -57,8 +57,9 @@ class Session {
  public:
   // Collective. threads: compute threads per rank in mt/proxy (0 = one per compute core of the rank's
   // slice); sync and async run one. Computes the placement, OR-reduces its warnings over the ranks,
-  // shares rank 0's placement line, binds, and in proxy mode starts the proxy thread.
-  Session(const Environment& env, Mode mode, int threads);
+  // shares rank 0's placement line, binds, and in proxy mode starts the proxy thread with `proxy_defaults`
+  // (PROXY_* variables still override them; the strategy is chosen from the placement).
+  Session(const Environment& env, Mode mode, int threads, const Config& proxy_defaults = Config{});
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
