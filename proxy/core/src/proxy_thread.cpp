@@ -183,28 +183,39 @@ Plan ProxyThread::commit(const PlanSpec& spec) {
 
 Ticket ProxyThread::start(const Plan& plan) {
   if (!plan) throw Error("start: empty Plan handle (commit a PlanSpec first)");
-  PlanOperation& op = *plan.owner_->operation;
+  const std::shared_ptr<PlanOperation>& owner = plan.owner_->operation;
+  PlanOperation& op = *owner;
   if (op.proxy_id() != impl_->id)
     throw Error("start: plan '" + op.name() +
                 "' was committed by another ProxyThread; commit its PlanSpec on this one");
-  return enqueue_start(plan.owner_->operation, &op);
+  const std::uint64_t epoch = begin_epoch(op);
+  Command command;
+  command.plan = &op;
+  command.epoch = epoch;
+  // Begun on this thread, the plan needs no keep-alive of the proxy's: its handle outlives the pass
+  // (progress_loop.hpp). The ticket's reference is taken after the start has gone out: a locked add is a
+  // full fence on x86, which waits for the start's stores; after them it overlaps the message's flight.
+  if (!impl_->driver->start_here(command)) {
+    command.operation = owner;
+    queue_start(command);
+  }
+  return Ticket{owner, epoch};
 }
 
 Ticket ProxyThread::post(std::shared_ptr<Operation> operation) {
   if (!operation) throw Error("post: null operation");
-  return enqueue_start(std::move(operation), nullptr);
+  return start_operation(std::move(operation));
 }
 
 Ticket ProxyThread::submit(std::function<void(ClosureContext&)> fn, std::string name) {
   if (!fn) throw Error("submit: empty closure");
-  return enqueue_start(std::make_shared<ClosureOperation>(std::move(fn), comm_, std::move(name)), nullptr);
+  return start_operation(std::make_shared<ClosureOperation>(std::move(fn), comm_, std::move(name)));
 }
 
 Ticket ProxyThread::then(const Ticket& ticket, std::function<void()> fn) {
   if (!ticket) throw Error("then: empty ticket");
   if (!fn) throw Error("then: empty function for " + ticket.operation->label() + " epoch " + std::to_string(ticket.epoch));
-  return enqueue_start(std::make_shared<CompletionCallback>(ticket, std::move(fn), config_.wait_timeout, rank_),
-                       nullptr);
+  return start_operation(std::make_shared<CompletionCallback>(ticket, std::move(fn), config_.wait_timeout, rank_));
 }
 
 void ProxyThread::ready(const Ticket& ticket, int part) {
@@ -241,27 +252,28 @@ void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state) con
   wait(ticket);  // fn returned just as the wait gave up; its ticket completes at once
 }
 
-// op by value: a plan's handle converts to it once, and the ticket takes it over (each copy of a shared_ptr
-// is a locked add, a fence on x86, on a round trip of a few hundred nanoseconds).
-Ticket ProxyThread::enqueue_start(std::shared_ptr<Operation> op, PlanOperation* plan) {
-  const std::uint64_t previous = op->started_.load(std::memory_order_relaxed);
-  if (op->completed_epoch() < previous)
-    throw Error(op->label() + " started again (epoch " + std::to_string(previous + 1) + ") before epoch " +
-                std::to_string(previous) + " completed: wait on its ticket first");
-  if (op->error_) std::rethrow_exception(op->error_);  // a failed plan stays failed
-  const std::uint64_t epoch = previous + 1;
-  op->started_.store(epoch, std::memory_order_release);
-
-  ProxyChannel& channel = impl_->channel;
-  ProgressDriver& driver = *impl_->driver;
+Ticket ProxyThread::start_operation(std::shared_ptr<Operation> op) {
+  const std::uint64_t epoch = begin_epoch(*op);
   Command command;
   command.epoch = epoch;
-  command.plan = plan;
-  // The proxy's keep-alive, moved into its active-set entry. A plan begun here needs none (its handle
-  // outlives the pass; progress_loop.hpp), so the copy waits until the start goes through the queue.
-  if (plan == nullptr) command.operation = op;
-  if (driver.start_here(command)) return Ticket{std::move(op), epoch};
-  if (plan != nullptr) command.operation = op;
+  command.operation = op;  // the proxy's keep-alive, moved into its active-set entry
+  if (!impl_->driver->start_here(command)) queue_start(command);
+  return Ticket{std::move(op), epoch};
+}
+
+std::uint64_t ProxyThread::begin_epoch(Operation& op) {
+  const std::uint64_t previous = op.started_.load(std::memory_order_relaxed);
+  if (op.completed_epoch() < previous)
+    throw Error(op.label() + " started again (epoch " + std::to_string(previous + 1) + ") before epoch " +
+                std::to_string(previous) + " completed: wait on its ticket first");
+  if (op.error_) std::rethrow_exception(op.error_);  // a failed plan stays failed
+  op.started_.store(previous + 1, std::memory_order_release);
+  return previous + 1;
+}
+
+void ProxyThread::queue_start(Command& command) {
+  ProxyChannel& channel = impl_->channel;
+  ProgressDriver& driver = *impl_->driver;
   driver.command_queued();
   if (!channel.queue.try_push(std::move(command))) {
     // Back-pressure: wait for the proxy to make room; never drop.
@@ -274,12 +286,13 @@ Ticket ProxyThread::enqueue_start(std::shared_ptr<Operation> op, PlanOperation* 
     };
     if (!channel.space.wait(pushed, config_.wait_policy, deadline, config_.spin_count)) {
       driver.command_withdrawn();
-      op->started_.store(previous, std::memory_order_release);
-      throw TimeoutError(op->label(), -1, epoch, "the request queue stayed full for " + seconds_text(config_.wait_timeout));
+      Operation& op = command.plan != nullptr ? *command.plan : *command.operation;
+      op.started_.store(command.epoch - 1, std::memory_order_release);
+      throw TimeoutError(op.label(), -1, command.epoch,
+                         "the request queue stayed full for " + seconds_text(config_.wait_timeout));
     }
   }
   driver.start_queued();
-  return Ticket{std::move(op), epoch};
 }
 
 bool ProxyThread::progress_step() const { return impl_->driver->step(); }

@@ -60,6 +60,7 @@ struct ProgressDemand {
 };
 
 class PlanOperation;  // private to the library
+struct Command;       // private to the library
 
 class ProxyThread {
  public:
@@ -179,7 +180,11 @@ class ProxyThread {
   void construct(MPI_Comm comm, int core);
   // call()'s wait: on a timeout abandons the closure and rethrows, or ends the job if it is running.
   void await_call(const Ticket& ticket, detail::CallState& state) const;
-  Ticket enqueue_start(std::shared_ptr<Operation> op, PlanOperation* plan);
+  Ticket start_operation(std::shared_ptr<Operation> op);  // post(), submit(), then()
+  // The epoch `op` starts next, recorded as started; refused before its last epoch completed, or after a failure.
+  std::uint64_t begin_epoch(Operation& op);
+  // A start the driver could not begin on this thread: into the queue, waiting for room up to the timeout.
+  void queue_start(Command& command);
   // One pass of the proxy's loop on this thread if the strategy lets compute threads run them (cooperative)
   // and no other thread is; true when it ran one.
   bool progress_step() const;
