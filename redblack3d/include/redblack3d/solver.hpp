@@ -31,10 +31,10 @@ struct RunSettings {
   // Called on every rank once the placement is known, before the iterations (the session's flags are
   // OR-ed over all ranks, so rank 0 can print one notice for the job).
   std::function<void(const proxy::harness::Session& session)> on_placement;
-  bool proxy_timings = false;  // proxy mode: the proxy times its plans' epochs (Config::timings; --verbose)
   // Called with a communication failure (proxy::CommError / TimeoutError) while the proxy thread still
   // runs; the driver prints it and ends the job (proxy::Environment::abort). Default: rethrow.
   std::function<void(const std::exception&)> on_comm_failure;
+  bool proxy_timings = false;  // proxy mode: the proxy times its plans' epochs (Config::timings; --verbose)
 };
 
 struct RunReport : proxy::harness::SessionFacts {  // threads, placement, progress, ... (Session::facts)

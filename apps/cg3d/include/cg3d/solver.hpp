@@ -32,8 +32,8 @@ struct RunSettings {
   bool verify = false;         // also run the serial CG (whole grid, on every rank) and compare
   // As redblack3d::RunSettings: called once the placement is known, and with a communication failure.
   std::function<void(const proxy::harness::Session& session)> on_placement;
-  bool proxy_timings = false;  // proxy mode: the proxy times its plans' epochs (Config::timings; --verbose)
   std::function<void(const std::exception&)> on_comm_failure;
+  bool proxy_timings = false;  // proxy mode: the proxy times its plans' epochs (Config::timings; --verbose)
 };
 
 // The most iterations a run may take (their steps must fit one harness run).
