@@ -127,6 +127,8 @@ class NodeCollectives::SlotOperation final : public Operation {
   MPI_Comm comm = MPI_COMM_NULL;
   alignas(64) std::atomic<std::uint64_t> ready{0};  // segments the team has handed over (leader thread)
   alignas(64) std::atomic<std::uint64_t> done{0};   // segments complete across ranks (proxy thread)
+  // The epoch whose segment the team root is awaiting, 0 when none: the other waiters leave progress to it.
+  alignas(64) std::atomic<std::uint64_t> root_awaiting{0};
 
  private:
   void check(int code, const char* call) const {

@@ -101,9 +101,13 @@ class NodeCollectives {
     request.local = true;
     return request;
   }
-  void await_segment(const NodeRequest& request, std::size_t segment) const;
-  // Until done() or the deadline; moves the work itself under cooperative progress. True when done.
-  bool wait_until(const std::function<bool()>& done, std::chrono::steady_clock::time_point deadline) const;
+  // `thread` awaits the inter-node phase of `segment`. Under cooperative progress the team root moves it;
+  // another thread moves it only once it has spun its spin count while the root was not awaiting.
+  void await_segment(int thread, const NodeRequest& request, std::size_t segment) const;
+  // Until done() or the deadline. Under cooperative progress a thread moves the work itself while
+  // drive(iterations so far) says so, and otherwise only watches. True when done.
+  bool wait_until(const std::function<bool()>& done, const std::function<bool(unsigned long)>& drive,
+                  std::chrono::steady_clock::time_point deadline) const;
   void reduce_segments(int thread, const NodeRequest& request, const void* send, char* target,
                        const Reduction& reduction, int leader);
 
