@@ -19,6 +19,7 @@
 #include <apps/common.hpp>
 #include <proxy/collective_model.hpp>
 #include <proxy/error.hpp>
+#include <proxy/harness/memory.hpp>
 #include <proxy/team.hpp>
 #include <proxy/topology.hpp>
 
@@ -203,6 +204,11 @@ int run(int argc, char** argv) {
   if (options.flag_set("predict-only")) return predict_only(options, sizes, threads);
   if (threads < 2) throw apps::UsageError("--threads must be at least 2 to calibrate, got '1'");
   check_outputs(options);
+  // Every thread's send and receive vector of the largest size (the parameters' pair measures up to 1 MiB).
+  const std::size_t largest = std::max<std::size_t>(sizes.back(), std::size_t{1} << 20);
+  proxy::harness::check_memory_here("--threads " + std::to_string(threads) + " --sizes " + options.value("sizes"),
+                                    2.0 * threads * double(largest));
+  calibrate::Buffers buffers(threads, largest);
 
   proxy::TeamConfig config;  // spin-then-yield by default; PROXY_WAIT_POLICY is honoured below
   if (const char* policy = std::getenv("PROXY_WAIT_POLICY")) config.wait_policy = proxy::parse_wait_policy(policy);
@@ -219,7 +225,7 @@ int run(int argc, char** argv) {
 
   // 1. Parameters: a 2-thread tree reduce is exactly one remote combine, a + b m.
   proxy::Team pair(2, pair_config);
-  calibrate::Bench pair_bench{&pair, bind, 3, 0};
+  calibrate::Bench pair_bench{&pair, bind, 3, 0, &buffers};
   const auto time_pair = [&](std::size_t bytes) {
     pair_bench.iterations = calibrate::iterations_for(bytes, iterations);
     return calibrate::time_collective(pair_bench, calibrate::Collective::reduce_tree, {}, bytes).mean_seconds;
@@ -231,7 +237,7 @@ int run(int argc, char** argv) {
   c.a_alpha = std::max(1e-9, t_small - c.b_alpha * 8);
   // B: T - 1 readers of one buffer at once, a + B (T - 1) m.
   proxy::Team team(threads, config);
-  calibrate::Bench bench{&team, bind, 3, 0};
+  calibrate::Bench bench{&team, bind, 3, 0, &buffers};
   const auto time_team = [&](calibrate::Collective what, proxy::AllreduceAlgorithm a, std::size_t bytes) {
     bench.iterations = calibrate::iterations_for(bytes, iterations);
     return calibrate::time_collective(bench, what, a, bytes).mean_seconds;

@@ -8,13 +8,17 @@
 
 namespace calibrate {
 
+Buffers::Buffers(int threads, std::size_t largest_bytes)
+    : send(threads, std::vector<double>(std::max<std::size_t>(1, largest_bytes / sizeof(double)))), recv(send) {}
+
 Timing time_collective(const Bench& bench, Collective collective, proxy::AllreduceAlgorithm algorithm,
                        std::size_t bytes) {
   proxy::Team& team = *bench.team;
   const int p = team.size();
   const std::size_t count = std::max<std::size_t>(1, bytes / sizeof(double));
   const int total = bench.warmup + bench.iterations;
-  std::vector<std::vector<double>> send(p, std::vector<double>(count)), recv(p, std::vector<double>(count));
+  auto& send = bench.buffers->send;
+  auto& recv = bench.buffers->recv;
   std::vector<std::vector<double>> elapsed(p, std::vector<double>(total));
   const auto reduction = proxy::Reduction::builtin(proxy::DataType::float64, proxy::ReduceOp::sum);
   auto body = [&](int t) {

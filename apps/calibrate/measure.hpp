@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "proxy/collective_model.hpp"
 #include "proxy/team.hpp"
@@ -23,11 +24,20 @@ struct Timing {
 // What one timed call does on thread t: operate on `bytes` of its buffers.
 enum class Collective { allreduce, reduce_tree, broadcast_one_stage };
 
+// Every thread's send and receive vector, allocated once for the largest size and reused by every
+// measurement: fresh vectors per measurement made each one pay its page faults again (calibrate on 16
+// threads: 45 s, 15 s reusing them) and put it at new addresses.
+struct Buffers {
+  Buffers(int threads, std::size_t largest_bytes);
+  std::vector<std::vector<double>> send, recv;
+};
+
 struct Bench {
   proxy::Team* team = nullptr;
   const proxy::Topology* topology = nullptr;  // binds thread t to core t (mod cores) when not null
   int warmup = 3;
   int iterations = 50;
+  Buffers* buffers = nullptr;  // at least team->size() threads of at least the measured size
 };
 
 // Times `collective` (allreduce with `algorithm`) on doubles, bytes per thread.

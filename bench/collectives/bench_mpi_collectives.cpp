@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "apps/agreed_parse.hpp"
 #include "apps/exit_codes.hpp"
 #include "apps/options.hpp"
 #include "apps/usage_error.hpp"
+#include "proxy/harness/memory.hpp"
 
 namespace {
 
@@ -45,12 +47,22 @@ constexpr const char* kProgram = "bench_mpi_collectives";
 int run_program(int rank, int size, int argc, char** argv) {
   apps::Options options(kProgram, "MPI_Allreduce (double sum) and MPI_Bcast with one rank per core, OSU style: CSV of\n"
                                   "avg/min/max over ranks of each rank's mean time, from 8 B in steps of x8.");
-  options.option("max-bytes", "B", "largest message, at least 8 (K/M/G suffixes)", "16M").suffixes().range(8, 1LL << 62);
+  options.option("max-bytes", "B", "largest message, at least 8 (K/M/G suffixes)", "16M").suffixes().range(8, 1LL << 30);
   options.epilog("Example:\n  proxy-mpiexec -n 2 bench_mpi_collectives --max-bytes 1M > mpi.csv");
   long long max_bytes = 0;
   if (!apps::parse_agreed(MPI_COMM_WORLD, rank, options, argc, argv, [&] { max_bytes = options.integer("max-bytes"); }))
     return apps::kExitSuccess;
   if (apps::answer_show_config(options, rank)) return apps::kExitSuccess;
+  // Before measuring: the largest size's send, receive and broadcast buffers, on every rank of this node.
+  std::size_t largest = 8;
+  while (largest * 8 <= std::size_t(max_bytes)) largest *= 8;
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_ranks = 1;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
+  proxy::harness::check_memory(MPI_COMM_WORLD, "--max-bytes " + options.value("max-bytes"), 3.0 * double(largest),
+                               node_ranks);
   if (rank == 0) std::printf("collective,bytes,ranks,avg_us,min_us,max_us\n");
   for (std::size_t bytes = 8; bytes <= std::size_t(max_bytes); bytes *= 8) {
     const std::size_t count = bytes / sizeof(double);

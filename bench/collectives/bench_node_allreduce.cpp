@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "apps/common.hpp"
+#include "proxy/harness/memory.hpp"
 #include "proxy/harness/session.hpp"
 #include "proxy/proxy.hpp"
 #include "slowest_rank.hpp"
@@ -168,9 +169,9 @@ int run(proxy::Environment& env, int argc, char** argv) {
                         "and MPI_Allreduce from the master, T threads per rank, doubles, slowest rank's mean.");
   options.option("threads", "T", "threads per rank", "2")
       .range(1, 1024)
-      .option("max-bytes", "B", "largest vector per thread, from 8 B in steps of x32 (K/M suffixes)", "1M")
+      .option("max-bytes", "B", "largest vector per thread, from 8 B in steps of x32 (K/M/G suffixes)", "1M")
       .suffixes()
-      .range(8, 1LL << 62);
+      .range(8, 1LL << 30);
   options.epilog("Examples:\n  mpiexec -n 2 bench_node_allreduce --threads 1\n  mpiexec -n 1 bench_node_allreduce --threads 2");
   int threads = 2;
   std::size_t max_bytes = 0;
@@ -182,6 +183,11 @@ int run(proxy::Environment& env, int argc, char** argv) {
   if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   std::vector<std::size_t> sizes;
   for (std::size_t bytes = 8; bytes <= max_bytes; bytes *= 32) sizes.push_back(bytes);
+  // Before measuring (collective; no proxy thread yet): each form holds every thread's input and output
+  // vector and one shared vector of the largest size at once.
+  proxy::harness::check_memory(env.world(), "--threads " + std::to_string(threads) + " --max-bytes " +
+                                                options.value("max-bytes"),
+                               (2.0 * threads + 1.0) * double(sizes.back()), env.node().size);
   std::vector<Result> today;
   for (std::size_t bytes : sizes) today.push_back(hybrid_today(env, threads, bytes / 8, iterations_for(bytes)));
   std::string placement;

@@ -11,6 +11,7 @@
 
 #include <apps/common.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 
 #include <omp.h>
 
+#include "proxy/harness/memory.hpp"
 #include "redblack3d/kernel.hpp"
 #include "redblack3d/problem.hpp"
 #include "benchmark_options.hpp"  // add_provenance_context
@@ -142,6 +144,8 @@ int run(int argc, char** argv) {
     std::cout << options.show_config();
     return apps::kExitSuccess;
   }
+  // Before measuring: the sweep's two grids of (n + 2)^3 doubles (the copy's two arrays are smaller).
+  proxy::harness::check_memory_here("--n " + options.value("n"), 2 * 8.0 * std::pow(g_n + 2.0, 3));
   const int max_threads = omp_get_num_procs();
   for (int threads = 1; threads <= max_threads; threads *= 2) {
     benchmark::RegisterBenchmark("BM_RelaxSweep", BM_RelaxSweep)->Arg(threads)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "proxy/harness/memory.hpp"
 #include "summa/blas_threads.hpp"
 #include "summa/generator.hpp"
 #include "summa/local_multiply.hpp"
@@ -138,6 +139,8 @@ int run_program(int argc, char** argv) {
     std::fputs(options.show_config().c_str(), stdout);
     return apps::kExitSuccess;
   }
+  // Before measuring: the largest shape's A, B and C, n x n doubles each.
+  proxy::harness::check_memory_here("--size " + options.value("size"), 3 * 8.0 * double(n) * double(n));
   bench::add_provenance_context(argc, argv);
   int count = static_cast<int>(theirs.size());
   register_shapes(n, bench::benchmark_flag(count, theirs.data(), "min_time", "") != "");

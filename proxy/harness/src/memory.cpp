@@ -129,4 +129,11 @@ void check_memory(MPI_Comm comm, std::string_view what, double bytes_per_rank, i
                         std::string(to_string(static_cast<MemoryLimit>(share.limit))) + ")");
 }
 
+void check_memory_here(std::string_view what, double bytes) {
+  const MemoryShare share = memory_share(1);
+  if (bytes <= share.bytes) return;
+  throw InvalidSettings(std::string(what) + " needs " + bytes_text(bytes) + ", " + bytes_text(share.bytes) +
+                        " available (" + std::string(to_string(share.limit)) + ")");
+}
+
 }  // namespace proxy::harness

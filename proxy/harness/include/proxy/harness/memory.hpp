@@ -37,4 +37,8 @@ std::string bytes_text(double bytes);
 // any rank of comm has. `what` names the options that set the size ("--n 1000").
 void check_memory(MPI_Comm comm, std::string_view what, double bytes_per_rank, int ranks_on_node);
 
+// The same for one process that calls no MPI (a tool, a single-process benchmark): throws InvalidSettings
+// "<what> needs <bytes>, <share> available (<which limit>)" when bytes exceed memory_share(1).
+void check_memory_here(std::string_view what, double bytes);
+
 }  // namespace proxy::harness
