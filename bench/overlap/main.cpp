@@ -15,6 +15,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "pattern.hpp"
 #include "proxy/config.hpp"
 #include "proxy/environment.hpp"
+#include "proxy/harness/memory.hpp"
 #include "proxy/error.hpp"
 #include "proxy/proxy_thread.hpp"
 
@@ -181,6 +183,27 @@ struct Case {
   std::int64_t units = 0;   // the compute every mode of this launch runs, sized by the first
 };
 
+// What every case's buffers hold at once on one rank, at most (a rank with fewer neighbours holds less): p2p
+// a send and a receive buffer of each size, halo six faces each way, bcast two panels of n x panel doubles.
+// With the options that set it, for the memory check's line.
+std::pair<double, std::string> case_bytes(const Settings& s, const apps::Options& options) {
+  double bytes = 0.0;
+  std::string what;
+  for (const auto& name : s.patterns) {
+    if (name == "p2p") {
+      for (const auto size : s.sizes) bytes += 2.0 * double(size);
+      what += " --sizes " + options.value("sizes");
+    } else if (name == "halo") {
+      for (const auto edge : s.halo_edges) bytes += 12.0 * double(edge) * double(edge) * sizeof(double);
+      what += " --halo-edge " + options.value("halo-edge");
+    } else {
+      for (const auto n : s.bcast_orders) bytes += 2.0 * double(n) * double(s.panel) * sizeof(double);
+      what += " --bcast-n " + options.value("bcast-n") + " --panel " + options.value("panel");
+    }
+  }
+  return {bytes, what.empty() ? what : what.substr(1)};
+}
+
 std::vector<Case> make_cases(const Settings& s, MPI_Comm comm) {
   std::vector<Case> cases;
   for (const auto& name : s.patterns) {
@@ -321,6 +344,8 @@ int run(proxy::Environment& environment, int argc, char** argv) {
   if (!settings.output.empty())
     apps::check_record_output(MPI_COMM_WORLD, settings.output,
                               make_record(settings, "", "", "", 0, 0, 0, overlap::Overlap{}, "", settings.provenance));
+  const auto [bytes, what] = case_bytes(settings, options);
+  proxy::harness::check_memory(MPI_COMM_WORLD, what, bytes, environment.node().size);
   overlap::ComputeKernel kernel;
   kernel.calibrate();
   auto cases = make_cases(settings, MPI_COMM_WORLD);
