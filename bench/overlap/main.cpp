@@ -15,8 +15,8 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <mpi.h>
@@ -30,8 +30,8 @@
 #include "pattern.hpp"
 #include "proxy/config.hpp"
 #include "proxy/environment.hpp"
-#include "proxy/harness/memory.hpp"
 #include "proxy/error.hpp"
+#include "proxy/harness/memory.hpp"
 #include "proxy/proxy_thread.hpp"
 
 namespace {
