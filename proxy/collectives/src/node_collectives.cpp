@@ -124,7 +124,7 @@ NodeRequest NodeCollectives::begin(int thread, NodeCollectiveKind kind, std::siz
   return request;
 }
 
-bool NodeCollectives::wait_until(const std::function<bool()>& done, const std::function<bool(unsigned long)>& drive,
+bool NodeCollectives::wait_until(const std::function<bool()>& done, const std::function<bool(bool)>& drive,
                                  Notifier::Clock::time_point deadline) const {
   const Config& config = proxy_.config();
   const auto spins = static_cast<unsigned long>(config.spin_count);
@@ -134,7 +134,7 @@ bool NodeCollectives::wait_until(const std::function<bool()>& done, const std::f
       // Cooperative progress: the proxy thread sleeps, so a waiter moves the inter-node phase itself (a
       // wait on the notifier alone would take the proxy's backstop interval per segment). Outside the
       // notifier's wait: the pass publishes through that notifier.
-      if (drive(i)) proxy_.progress_point();
+      if (drive(i >= spins)) proxy_.progress_point();
       if (i < spins)
         cpu_relax();
       else
@@ -163,9 +163,8 @@ void NodeCollectives::await_segment(int thread, const NodeRequest& request, std:
   // too, so that a late root holds nothing back.
   const Config& config = proxy_.config();
   const bool root = thread == request.team_root;
-  const auto spins = static_cast<unsigned long>(config.spin_count);
-  const auto drive = [&](unsigned long spun) {
-    return root || (spun >= spins && slot.root_awaiting.load(std::memory_order_relaxed) != request.epoch);
+  const auto drive = [&](bool spun_out) {
+    return root || (spun_out && slot.root_awaiting.load(std::memory_order_relaxed) != request.epoch);
   };
   if (root) slot.root_awaiting.store(request.epoch, std::memory_order_relaxed);
   const bool complete = wait_until(done, drive, Notifier::Clock::now() + config.wait_timeout);

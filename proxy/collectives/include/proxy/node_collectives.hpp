@@ -105,8 +105,8 @@ class NodeCollectives {
   // another thread moves it only once it has spun its spin count while the root was not awaiting.
   void await_segment(int thread, const NodeRequest& request, std::size_t segment) const;
   // Until done() or the deadline. Under cooperative progress a thread moves the work itself while
-  // drive(iterations so far) says so, and otherwise only watches. True when done.
-  bool wait_until(const std::function<bool()>& done, const std::function<bool(unsigned long)>& drive,
+  // drive(whether it has spun its spin count) says so, and otherwise only watches. True when done.
+  bool wait_until(const std::function<bool()>& done, const std::function<bool(bool)>& drive,
                   std::chrono::steady_clock::time_point deadline) const;
   void reduce_segments(int thread, const NodeRequest& request, const void* send, char* target,
                        const Reduction& reduction, int leader);
