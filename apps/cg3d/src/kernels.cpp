@@ -3,16 +3,29 @@
 namespace cg3d {
 namespace {
 
-// Calls row(j, k, first) for every interior row of g (first: the index of its point i = 1), split over
-// the team by an orphaned `omp for nowait`.
+// Calls row(first) for every interior row of g (first: the index of its point i = 1), plane by plane and in
+// each plane in order of j, split over the team by planes (an orphaned `omp for nowait`).
 template <class Row>
 void each_row(const Grid& g, Row&& row) {
   const Extent& n = g.interior();
-  const int rows = n[1] * n[2];
 #pragma omp for schedule(static) nowait
-  for (int index = 0; index < rows; ++index) {
-    const int j = 1 + index % n[1], k = 1 + index / n[1];
-    row(j, k, g.index(1, j, k));
+  for (int k = 1; k <= n[2]; ++k)
+    for (int j = 1; j <= n[1]; ++j) row(g.index(1, j, k));
+}
+
+// The same for a kernel that sums: row(first) returns the row's sums, added in order of j into plane k's.
+template <class Row>
+void each_row_summed(const Grid& g, PlaneSums& sums, Row&& row) {
+  const Extent& n = g.interior();
+#pragma omp for schedule(static) nowait
+  for (int k = 1; k <= n[2]; ++k) {
+    std::array<double, 2> plane{0.0, 0.0};
+    for (int j = 1; j <= n[1]; ++j) {
+      const std::array<double, 2> sum = row(g.index(1, j, k));
+      plane[0] += sum[0];
+      plane[1] += sum[1];
+    }
+    sums.at(k) = plane;
   }
 }
 
@@ -25,21 +38,20 @@ void each_box_row(const Grid& g, const Box& box, const std::function<void()>& be
 
 }  // namespace
 
-std::array<double, 2> RowSums::total() const noexcept {
-  if (sums_.empty()) return {0.0, 0.0};
-  std::array<double, 2> sum = sums_.front();
-  for (std::size_t i = 1; i < sums_.size(); ++i) {
-    sum[0] += sums_[i][0];
-    sum[1] += sums_[i][1];
+std::array<double, 2> PlaneSums::total() const noexcept {
+  std::array<double, 2> sum{0.0, 0.0};
+  for (const std::array<double, 2>& plane : sums_) {
+    sum[0] += plane[0];
+    sum[1] += plane[1];
   }
   return sum;
 }
 
-std::vector<const void*> RowSums::rows() const {
-  std::vector<const void*> rows;
-  rows.reserve(sums_.size());
-  for (const std::array<double, 2>& row : sums_) rows.push_back(row.data());
-  return rows;
+std::vector<const void*> PlaneSums::planes() const {
+  std::vector<const void*> planes;
+  planes.reserve(sums_.size());
+  for (const std::array<double, 2>& plane : sums_) planes.push_back(plane.data());
+  return planes;
 }
 
 void apply(const Grid& v, Grid& out, const Stencil& s, const Box& box, const std::function<void()>& between_planes) {
@@ -64,9 +76,9 @@ void residual(const Grid& b, const Grid& x, Grid& r, const Stencil& s, const Box
   });
 }
 
-void dot(const Grid& a, const Grid& b, RowSums& sums, const Grid* c, const Grid* d) {
+void dot(const Grid& a, const Grid& b, PlaneSums& sums, const Grid* c, const Grid* d) {
   const int width = a.interior()[0];
-  each_row(a, [&](int j, int k, std::ptrdiff_t first) {
+  each_row_summed(a, sums, [&](std::ptrdiff_t first) {
     std::array<double, 2> sum{0.0, 0.0};
     const double* ra = a.data() + first;
     const double* rb = b.data() + first;
@@ -76,13 +88,13 @@ void dot(const Grid& a, const Grid& b, RowSums& sums, const Grid* c, const Grid*
       const double* rd = d->data() + first;
       for (int i = 0; i < width; ++i) sum[1] += rc[i] * rd[i];
     }
-    sums.at(j, k) = sum;
+    return sum;
   });
 }
 
-void start_direction(const Grid& r, Grid& p, RowSums& sums) {
+void start_direction(const Grid& r, Grid& p, PlaneSums& sums) {
   const int width = r.interior()[0];
-  each_row(r, [&](int j, int k, std::ptrdiff_t first) {
+  each_row_summed(r, sums, [&](std::ptrdiff_t first) {
     const double* rr = r.data() + first;
     double* rp = p.data() + first;
     double sum = 0.0;
@@ -90,13 +102,13 @@ void start_direction(const Grid& r, Grid& p, RowSums& sums) {
       rp[i] = rr[i];
       sum += rr[i] * rr[i];
     }
-    sums.at(j, k) = {sum, 0.0};
+    return std::array<double, 2>{sum, 0.0};
   });
 }
 
-void update_residual(Grid& r, const Grid& q, double alpha, RowSums& sums) {
+void update_residual(Grid& r, const Grid& q, double alpha, PlaneSums& sums) {
   const int width = r.interior()[0];
-  each_row(r, [&](int j, int k, std::ptrdiff_t first) {
+  each_row_summed(r, sums, [&](std::ptrdiff_t first) {
     double* rr = r.data() + first;
     const double* rq = q.data() + first;
     double sum = 0.0;
@@ -104,13 +116,13 @@ void update_residual(Grid& r, const Grid& q, double alpha, RowSums& sums) {
       rr[i] -= alpha * rq[i];
       sum += rr[i] * rr[i];
     }
-    sums.at(j, k) = {sum, 0.0};
+    return std::array<double, 2>{sum, 0.0};
   });
 }
 
 void update_solution(Grid& x, const Grid& p, double alpha) {
   const int width = x.interior()[0];
-  each_row(x, [&](int, int, std::ptrdiff_t first) {
+  each_row(x, [&](std::ptrdiff_t first) {
     double* __restrict rx = x.data() + first;
     const double* __restrict rp = p.data() + first;
     for (int i = 0; i < width; ++i) rx[i] += alpha * rp[i];
@@ -119,7 +131,7 @@ void update_solution(Grid& x, const Grid& p, double alpha) {
 
 void update_direction(Grid& p, const Grid& r, double beta) {
   const int width = p.interior()[0];
-  each_row(p, [&](int, int, std::ptrdiff_t first) {
+  each_row(p, [&](std::ptrdiff_t first) {
     double* __restrict rp = p.data() + first;
     const double* __restrict rr = r.data() + first;
     for (int i = 0; i < width; ++i) rp[i] = rr[i] + beta * rp[i];
@@ -144,9 +156,9 @@ void pipelined_row(int width, double alpha, double beta, double* __restrict x, d
 
 }  // namespace
 
-void pipelined_update(const PipelinedVectors& v, double alpha, double beta, RowSums& sums) {
+void pipelined_update(const PipelinedVectors& v, double alpha, double beta, PlaneSums& sums) {
   const int width = v.x.interior()[0];
-  each_row(v.x, [&](int j, int k, std::ptrdiff_t first) {
+  each_row_summed(v.x, sums, [&](std::ptrdiff_t first) {
     double* r = v.r.data() + first;
     double* w = v.w.data() + first;
     pipelined_row(width, alpha, beta, v.x.data() + first, r, w, v.p.data() + first, v.s.data() + first,
@@ -158,7 +170,7 @@ void pipelined_update(const PipelinedVectors& v, double alpha, double beta, RowS
       gamma += r[i] * r[i];
       delta += w[i] * r[i];
     }
-    sums.at(j, k) = {gamma, delta};
+    return std::array<double, 2>{gamma, delta};
   });
 }
 

@@ -41,7 +41,7 @@ struct Block {
   Stencil stencil;
   Grid b, x, r, p, q;
   Grid w, s, z;
-  RowSums partials;  // the row partials of the dot products that the next exchange sums over the ranks
+  PlaneSums partials;  // the plane partials of the dot products that the next exchange sums over the ranks
 };
 
 // What the main thread sets between iterations and the team reads during one.
@@ -99,10 +99,10 @@ struct Solve {
 };
 
 // Classic CG (Hestenes-Stiefel), three phases per iteration:
-//   1. halo of p;  q = A p (inner box while the ghosts travel, then the annulus); rows of p.q
-//   2. sum of p.q; alpha = r.r / p.q; r -= alpha q; rows of r.r
+//   1. halo of p;  q = A p (inner box while the ghosts travel, then the annulus); partials of p.q
+//   2. sum of p.q; alpha = r.r / p.q; r -= alpha q; partials of r.r
 //   3. sum of r.r; x += alpha p overlaps the sum; then beta = r.r(new) / r.r, p = r + beta p
-// Start: halo of x; r = b - A x; p = r; rows of r.r, then the sum of r.r.
+// Start: halo of x; r = b - A x; p = r; partials of r.r, then the sum of r.r.
 Timings solve_classic(Solve& solve, Exchange& x_halo, Exchange& p_halo, Exchange& pq_sum, Exchange& rr_sum,
                       RunReport& report, proxy::harness::Steps& start_out, MPI_Comm world) {
   Block& block = solve.block;
@@ -129,8 +129,8 @@ Timings solve_classic(Solve& solve, Exchange& x_halo, Exchange& p_halo, Exchange
              }},
        Phase{&pq_sum, {}, [&block, alpha](StepThread) { update_residual(block.r, block.q, alpha(), block.partials); }},
        // The inner x update and the boundary p update touch the same rows: both are static `omp for`s over
-       // the same rows in one parallel region, so each row goes to the same thread (OpenMP 5.2, 11.5.3) and
-       // the thread reads p for x before it overwrites p; no barrier needed.
+       // the same planes in one parallel region, so each plane goes to the same thread (OpenMP 5.2, 11.5.3)
+       // and the thread reads p for x before it overwrites p; no barrier needed.
        Phase{&rr_sum, [&block, alpha](StepThread) { update_solution(block.x, block.p, alpha()); },
              [&block, &state, &rr_sum](StepThread) {
                update_direction(block.p, block.r, rr_sum.sums()[0] / state.rr);
@@ -153,9 +153,9 @@ Timings solve_classic(Solve& solve, Exchange& x_halo, Exchange& p_halo, Exchange
 
 // Pipelined CG (Ghysels & Vanroose 2014, Alg. 4 without preconditioner), one phase per iteration i:
 //   halo of w and sum of (gamma, delta) = (r.r, w.r) in one exchange; q = A w on the inner box overlaps
-//   both; then the annulus, and (unless gamma says stop) every recurrence and the rows of the next r.r,
+//   both; then the annulus, and (unless gamma says stop) every recurrence and the partials of the next r.r,
 //   w.r in one pass. The run that finds gamma small enough only reduces: x is then x_i, as in classic.
-// Start: halo of x; r = b - A x; halo of r; w = A r; rows of r.r and w.r.
+// Start: halo of x; r = b - A x; halo of r; w = A r; partials of r.r and w.r.
 Timings solve_pipelined(Solve& solve, Exchange& x_halo, Exchange& r_halo, Exchange& w_exchange, RunReport& report,
                         proxy::harness::Steps& start_out, MPI_Comm world) {
   Block& block = solve.block;
@@ -238,7 +238,7 @@ double max_difference(const Grid& x, const Grid& serial, const Extent& offset) {
 }
 
 // Residual histories, compared normwise: max_k |h_k - h_serial_k| / h_serial_0, in units of the initial
-// residual. The runs differ only in the order in which dot products are summed (block rows, then ranks,
+// residual. The runs differ only in the order in which dot products are summed (rows, planes, then ranks,
 // versus one sweep of the whole grid), about 1e-16 relative per sum. Those rounding errors are committed
 // at the scale of the first residuals and do not shrink with r: pipelined CG's recurrences carry them
 // (its residual gap, Ghysels & Vanroose 2014, sec. 4), so near convergence the per-iteration relative
@@ -310,7 +310,7 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   const std::vector<Exchange*> exchanges = settings.variant == Variant::classic
                                                ? std::vector<Exchange*>{&x_halo, &p_halo, &pq_sum, &rr_sum}
                                                : std::vector<Exchange*>{&x_halo, &r_halo, &w_exchange};
-  dot(block.b, block.b, block.partials);  // this rank's rows of b.b, one thread
+  dot(block.b, block.b, block.partials);  // this rank's plane partials of b.b, one thread
   std::array<double, 1> bb{block.partials.total()[0]};
 
   proxy::Config proxy_defaults;
