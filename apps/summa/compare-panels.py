@@ -27,7 +27,6 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent  # toolkit/ sits beside apps/sweep, one level up, or in share/proxy
 sys.path[:0] = [str(p) for p in (_HERE, _HERE.parent, _HERE.parent / "share" / "proxy") if (p / "toolkit").is_dir()][:1]
 from toolkit import cli, figures, launcher, programs  # noqa: E402  (after the path is set)
-from toolkit.comparison import stop_group  # noqa: E402  (the compare tools' own)
 
 MODES = ("sync", "async", "mt", "proxy")
 
@@ -130,17 +129,16 @@ def geometry(args, mode):
 def run_command(args, command):
     """Run one launch in its own session, bounded by --timeout (the whole group is stopped then)."""
     try:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   start_new_session=True)
+        process = launcher.start_launch(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as error:
         fail(f"cannot run '{command[0]}': {error.strerror}")
     try:
         stdout, stderr = process.communicate(timeout=args.timeout)
     except subprocess.TimeoutExpired:
-        stop_group(process)
+        launcher.stop_group(process)
         fail(f"'{shlex.join(command)}' timed out after {args.timeout} s")
     except BaseException:
-        stop_group(process)
+        launcher.stop_group(process)
         raise
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
 

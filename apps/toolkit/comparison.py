@@ -13,7 +13,6 @@ import csv
 import json
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import tempfile
@@ -145,20 +144,6 @@ def command(args, mode, arguments, record_path):
     return words
 
 
-def stop_group(process, grace=5.0):
-    """SIGTERM the run's process group (the launcher forwards it to the ranks), SIGKILL after `grace` s."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def last_error_line(output):
     """The line that says why a run failed: its last `PROGRAM: error: ...` line (a launcher may print its
     own lines after the driver's), else its last non-blank line."""
@@ -174,19 +159,18 @@ def run_mode(args, mode, label, arguments, record_path):
     print("+ " + shlex.join(words), file=sys.stderr, flush=True)
     env = dict(os.environ, PROXY_PROGRESS=args.progress) if mode == "proxy" else None
     try:
-        # Own session: on a timeout the launcher and every rank it started are stopped together.
-        process = subprocess.Popen(words, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                                   start_new_session=True)
+        # Own session, marked: on a timeout the launcher and every rank it started are stopped together.
+        process = launcher.start_launch(words, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     except OSError as error:
         raise RunError(f"cannot run '{words[0]}': {error.strerror}", cli.EXIT_FAILURE) from None
     try:
         output, _ = process.communicate(timeout=args.timeout)
     except subprocess.TimeoutExpired as error:
-        stop_group(process)
+        launcher.stop_group(process)
         partial = error.output.decode(errors="replace") if isinstance(error.output, bytes) else (error.output or "")
         raise RunError(f"{label} run timed out after {args.timeout} s:\n{partial}", cli.EXIT_FAILURE) from None
     except BaseException:
-        stop_group(process)
+        launcher.stop_group(process)
         raise
     if process.returncode != 0:
         status = cli.EXIT_VERIFICATION if process.returncode == cli.EXIT_VERIFICATION else cli.EXIT_FAILURE

@@ -3,12 +3,16 @@ line, split like a shell would), else the environment variable MPIEXEC, else the
 next to the driver (`<driver dir>/proxy-mpiexec`, the MPI the project was configured with and the flags it
 needs here), else plain `mpiexec` from PATH. Also what a tool knows of a launch that the program it starts
 cannot (launch_facts: the launcher's version, the Slurm job and PMI, the load after the run); the program's
-own provenance is in its record (toolkit/provenance.py)."""
+own provenance is in its record (toolkit/provenance.py). And how a tool starts one launch and ends it,
+leaving nothing behind (start_launch, stop_group)."""
+import itertools
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -195,3 +199,84 @@ def after_launch(facts):
     """Completes launch_facts with the load just after the run."""
     facts["load_1m_after"] = load()
     return facts
+
+
+# Every process a launch starts inherits this variable (launchers pass the environment on to their proxies
+# and ranks); its value lists the launches it belongs to, a tool's launch inside another tool's included.
+LAUNCH_MARK = "PROXYRT_LAUNCH"
+_launches = itertools.count(1)
+
+
+def start_launch(command, env=None, **popen):
+    """Starts one launch (a launcher and whatever it starts) in a session of its own, marked so that
+    stop_group() finds every process of it. env: the launch's environment (default this process's); popen:
+    subprocess.Popen's other arguments. Raises OSError as Popen does."""
+    env = dict(os.environ if env is None else env)
+    mark = f"{os.getpid()}.{next(_launches)}"
+    env[LAUNCH_MARK] = f"{env[LAUNCH_MARK]},{mark}" if env.get(LAUNCH_MARK) else mark
+    process = subprocess.Popen(command, env=env, start_new_session=True, **popen)
+    process.launch_mark = mark
+    return process
+
+
+def marked_processes(mark):
+    """Pids of the live processes that belong to launch `mark` (Linux /proc; elsewhere none)."""
+    pids = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return pids
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as environ:
+                variables = environ.read().split(b"\0")
+        except OSError:  # gone, or not ours to read
+            continue
+        prefix = LAUNCH_MARK.encode() + b"="
+        for variable in variables:
+            if variable.startswith(prefix) and mark.encode() in variable[len(prefix):].split(b","):
+                pids.append(int(name))
+                break
+    return pids
+
+
+def _signal_marked(mark, grace):
+    """SIGTERM to launch `mark`'s processes, SIGKILL to those left after `grace` s; waits up to `grace` s for
+    them to go. A zombie has no environment left: it counts as gone."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        pids = marked_processes(mark)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        deadline = time.monotonic() + grace
+        while marked_processes(mark) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+def stop_group(process, grace=5.0):
+    """Ends a launch that start_launch() started: SIGTERM to its process group (the launcher forwards it to the
+    ranks), SIGKILL after `grace` s; then the same to whatever of the launch is left outside that group:
+    MPICH's Hydra runs its proxy and each rank in a session of their own, and a launcher stopped while it
+    starts them leaves them waiting for it for ever (a study stopped by SIGTERM left two ranks of its SUMMA run
+    under an orphaned hydra_pmi_proxy). Returns the launch's output when it was piped (else "")."""
+    output = ""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            output = process.communicate(timeout=grace)[0] or ""
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    mark = getattr(process, "launch_mark", None)
+    if mark is not None:
+        _signal_marked(mark, grace)
+    return output

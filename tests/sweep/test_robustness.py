@@ -66,6 +66,30 @@ class TestRobustness(unittest.TestCase):
         self.assertEqual(len(self.log.read_text().splitlines()), 2)  # the killed run never finished
         self.assertEqual(list((self.out / "raw" / ".unfinished").iterdir()), [])
 
+    def test_sigterm_ends_ranks_left_in_sessions_of_their_own(self):
+        """SIGTERM to apps/sweep mid-run, its launcher having started the rank in a session of its own and
+        dying without passing the signal on (MPICH's Hydra stopped as it starts its proxy and ranks, which
+        run in sessions of their own): the rank ends too, long before its 300 s run would, and the sweep
+        says it was interrupted."""
+        launcher = Path(self.tmp.name) / "session-launcher"
+        launcher.write_text("#!/bin/sh\n# Skips the launcher's options, starts the program in a new session, waits.\n"
+                            "while :; do case \"$1\" in -n|-N) shift 2 ;; -*) shift ;; *) break ;; esac; done\n"
+                            "setsid \"$@\" &\nwait\n")
+        launcher.chmod(0o755)
+        args = [a if a != mpiexec() else str(launcher) for a in self.args]
+        process = subprocess.Popen(args, env=dict(self.env, FAKE_DRIVER_SLEEP="300"), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(lambda: self.started.exists() and self.started.read_text().strip(), "the first run to start")
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=PATIENCE)
+            self.assertEqual(process.returncode, 130, err)
+            self.assertIn("sweep: interrupted; finished runs are kept", err)
+            wait_for(lambda: not processes_mentioning(str(self.out)), "the rank in its own session to end")
+        finally:
+            for pid in processes_mentioning(str(self.out)):
+                os.kill(pid, signal.SIGKILL)
+
     def test_stray_record_file_is_discarded(self):
         """A record file a killed sweep left for an unfinished run is discarded, with a notice."""
         (self.out / "raw" / ".unfinished").mkdir(parents=True)
