@@ -1,6 +1,6 @@
 // Unit tests of the cg3d library without MPI: the serial CG of both variants (it converges to the
 // tolerance, its residual falls, and its solution is the discretisation's: the error against the exact
-// solution falls as h^2), the two variants agree, and the blocked kernels (split operator, plane sums,
+// solution falls as h^2), the two variants agree, and the blocked kernels (split operator, partial sums,
 // threads) give the same bits as a whole-grid sweep.
 #include <gtest/gtest.h>
 
@@ -94,41 +94,48 @@ TEST(InitialGuess, IsTheSameForEveryDecomposition) {
       }
 }
 
-TEST(Kernels, SplitOperatorAndPlaneSumsMatchOneSweepWithAnyThreads) {
-  const Extent local{11, 9, 8};
-  const Grid v = initial_guess({20, 20, 20}, {3, 2, 1}, local);  // ghosts stay 0
-  const redblack3d::Stencil s = redblack3d::make_stencil({20, 20, 20}, 1.0);
-  Grid whole(local);
-  apply(v, whole, s, redblack3d::interior_box(local));
-  PlaneSums reference(local);
-  dot(v, whole, reference);
-  // The documented order, written out: each row over x, the rows of a plane in order of j, the planes in
-  // order of k (what the proxy's allreduce element repeats over planes()).
-  double by_planes = 0.0;
-  for (int k = 1; k <= local[2]; ++k) {
-    double plane = 0.0;
-    for (int j = 1; j <= local[1]; ++j) {
+TEST(Kernels, SplitOperatorAndPartialSumsMatchOneSweepWithAnyThreads) {
+  // A block of one row per part (72 rows) and one of three rows per part (600 rows, 200 parts).
+  for (const Extent& local : {Extent{11, 9, 8}, Extent{5, 30, 20}}) {
+    const Extent global{40, 40, 40};
+    const Grid v = initial_guess(global, {3, 2, 1}, local);  // ghosts stay 0
+    const redblack3d::Stencil s = redblack3d::make_stencil(global, 1.0);
+    Grid whole(local);
+    apply(v, whole, s, redblack3d::interior_box(local));
+    PartialSums reference(local);
+    dot(v, whole, reference);
+    // The documented order, written out: each row over x, the rows of a part in (k, j) order, the parts in
+    // order (what the proxy's allreduce element repeats over parts()).
+    const RowParts split(local);
+    EXPECT_EQ(split.rows_per_part, local[1] * local[2] > RowParts::kMaxParts ? 3 : 1);
+    EXPECT_EQ(reference.parts().size(), static_cast<std::size_t>(split.parts));
+    double by_parts = 0.0, part = 0.0;
+    for (int index = 0; index < split.rows; ++index) {
+      const int j = 1 + index % local[1], k = 1 + index / local[1];
       double row = 0.0;
       for (int i = 1; i <= local[0]; ++i) row += v.at(i, j, k) * whole.at(i, j, k);
-      plane += row;
+      part += row;
+      if ((index + 1) % split.rows_per_part == 0 || index + 1 == split.rows) {
+        by_parts += part;
+        part = 0.0;
+      }
     }
-    by_planes += plane;
-  }
-  EXPECT_EQ(reference.total()[0], by_planes);
-  EXPECT_EQ(reference.planes().size(), static_cast<std::size_t>(local[2]));
-  for (int threads : {1, 2, 3}) {
-    Grid split(local);
-    PlaneSums sums(local);
-    const redblack3d::OverlapSplit parts = redblack3d::split_inner_annulus(local, {true, true, false, true, true, true});
+    EXPECT_EQ(reference.total()[0], by_parts);
+    for (int threads : {1, 2, 3}) {
+      Grid cut(local);
+      PartialSums sums(local);
+      const redblack3d::OverlapSplit parts =
+          redblack3d::split_inner_annulus(local, {true, true, false, true, true, true});
 #pragma omp parallel num_threads(threads)
-    {
-      apply(v, split, s, parts.inner);
-      for (const Box& box : parts.annulus) apply(v, split, s, box);
+      {
+        apply(v, cut, s, parts.inner);
+        for (const Box& box : parts.annulus) apply(v, cut, s, box);
 #pragma omp barrier
-      dot(v, split, sums);
+        dot(v, cut, sums);
+      }
+      for (std::size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(cut.data()[i], whole.data()[i]) << threads << " threads";
+      EXPECT_EQ(sums.total(), reference.total()) << threads << " threads";
     }
-    for (std::size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(split.data()[i], whole.data()[i]) << threads << " threads";
-    EXPECT_EQ(sums.total(), reference.total()) << threads << " threads";
   }
 }
 

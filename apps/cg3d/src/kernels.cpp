@@ -1,32 +1,46 @@
 #include "cg3d/kernels.hpp"
 
+#include <algorithm>
+
 namespace cg3d {
 namespace {
 
-// Calls row(first) for every interior row of g (first: the index of its point i = 1), plane by plane and in
-// each plane in order of j, split over the team by planes (an orphaned `omp for nowait`).
-template <class Row>
-void each_row(const Grid& g, Row&& row) {
+// Calls row(first) for every interior row of g (first: the index of its point i = 1), part by part
+// (RowParts) and in each part in order, split over the team by parts (an orphaned `omp for nowait`);
+// part_done(part) after each part's rows.
+template <class Row, class PartDone>
+void each_part(const Grid& g, Row&& row, PartDone&& part_done) {
   const Extent& n = g.interior();
+  const RowParts split(n);
 #pragma omp for schedule(static) nowait
-  for (int k = 1; k <= n[2]; ++k)
-    for (int j = 1; j <= n[1]; ++j) row(g.index(1, j, k));
+  for (int part = 0; part < split.parts; ++part) {
+    const int end = std::min(split.rows, (part + 1) * split.rows_per_part);
+    for (int index = part * split.rows_per_part; index < end; ++index)
+      row(g.index(1, 1 + index % n[1], 1 + index / n[1]));
+    part_done(part);
+  }
 }
 
-// The same for a kernel that sums: row(first) returns the row's sums, added in order of j into plane k's.
 template <class Row>
-void each_row_summed(const Grid& g, PlaneSums& sums, Row&& row) {
-  const Extent& n = g.interior();
-#pragma omp for schedule(static) nowait
-  for (int k = 1; k <= n[2]; ++k) {
-    std::array<double, 2> plane{0.0, 0.0};
-    for (int j = 1; j <= n[1]; ++j) {
-      const std::array<double, 2> sum = row(g.index(1, j, k));
-      plane[0] += sum[0];
-      plane[1] += sum[1];
-    }
-    sums.at(k) = plane;
-  }
+void each_row(const Grid& g, Row&& row) {
+  each_part(g, row, [](int) {});
+}
+
+// The same for a kernel that sums: row(first) returns the row's sums, added in order into its part's.
+template <class Row>
+void each_row_summed(const Grid& g, PartialSums& sums, Row&& row) {
+  std::array<double, 2> part_sum{0.0, 0.0};
+  each_part(
+      g,
+      [&](std::ptrdiff_t first) {
+        const std::array<double, 2> sum = row(first);
+        part_sum[0] += sum[0];
+        part_sum[1] += sum[1];
+      },
+      [&](int part) {
+        sums.at(part) = part_sum;
+        part_sum = {0.0, 0.0};
+      });
 }
 
 // The same over the rows of a box in redblack3d's cache bands (first: the index of its point i = box.lo[0]).
@@ -38,20 +52,25 @@ void each_box_row(const Grid& g, const Box& box, const std::function<void()>& be
 
 }  // namespace
 
-std::array<double, 2> PlaneSums::total() const noexcept {
+RowParts::RowParts(const Extent& local) noexcept : rows(local[1] * local[2]) {
+  rows_per_part = std::max(1, (rows + kMaxParts - 1) / kMaxParts);
+  parts = (rows + rows_per_part - 1) / rows_per_part;
+}
+
+std::array<double, 2> PartialSums::total() const noexcept {
   std::array<double, 2> sum{0.0, 0.0};
-  for (const std::array<double, 2>& plane : sums_) {
-    sum[0] += plane[0];
-    sum[1] += plane[1];
+  for (const std::array<double, 2>& part : sums_) {
+    sum[0] += part[0];
+    sum[1] += part[1];
   }
   return sum;
 }
 
-std::vector<const void*> PlaneSums::planes() const {
-  std::vector<const void*> planes;
-  planes.reserve(sums_.size());
-  for (const std::array<double, 2>& plane : sums_) planes.push_back(plane.data());
-  return planes;
+std::vector<const void*> PartialSums::parts() const {
+  std::vector<const void*> parts;
+  parts.reserve(sums_.size());
+  for (const std::array<double, 2>& part : sums_) parts.push_back(part.data());
+  return parts;
 }
 
 void apply(const Grid& v, Grid& out, const Stencil& s, const Box& box, const std::function<void()>& between_planes) {
@@ -76,7 +95,7 @@ void residual(const Grid& b, const Grid& x, Grid& r, const Stencil& s, const Box
   });
 }
 
-void dot(const Grid& a, const Grid& b, PlaneSums& sums, const Grid* c, const Grid* d) {
+void dot(const Grid& a, const Grid& b, PartialSums& sums, const Grid* c, const Grid* d) {
   const int width = a.interior()[0];
   each_row_summed(a, sums, [&](std::ptrdiff_t first) {
     std::array<double, 2> sum{0.0, 0.0};
@@ -92,7 +111,7 @@ void dot(const Grid& a, const Grid& b, PlaneSums& sums, const Grid* c, const Gri
   });
 }
 
-void start_direction(const Grid& r, Grid& p, PlaneSums& sums) {
+void start_direction(const Grid& r, Grid& p, PartialSums& sums) {
   const int width = r.interior()[0];
   each_row_summed(r, sums, [&](std::ptrdiff_t first) {
     const double* rr = r.data() + first;
@@ -106,7 +125,7 @@ void start_direction(const Grid& r, Grid& p, PlaneSums& sums) {
   });
 }
 
-void update_residual(Grid& r, const Grid& q, double alpha, PlaneSums& sums) {
+void update_residual(Grid& r, const Grid& q, double alpha, PartialSums& sums) {
   const int width = r.interior()[0];
   each_row_summed(r, sums, [&](std::ptrdiff_t first) {
     double* rr = r.data() + first;
@@ -156,7 +175,7 @@ void pipelined_row(int width, double alpha, double beta, double* __restrict x, d
 
 }  // namespace
 
-void pipelined_update(const PipelinedVectors& v, double alpha, double beta, PlaneSums& sums) {
+void pipelined_update(const PipelinedVectors& v, double alpha, double beta, PartialSums& sums) {
   const int width = v.x.interior()[0];
   each_row_summed(v.x, sums, [&](std::ptrdiff_t first) {
     double* r = v.r.data() + first;

@@ -10,7 +10,7 @@
 namespace cg3d {
 
 Exchange::Exchange(std::string name, const redblack3d::Decomposition& decomposition, const redblack3d::Halo& halo,
-                   Grid* ghosts_of, int values, const PlaneSums* partials)
+                   Grid* ghosts_of, int values, const PartialSums* partials)
     : name_(std::move(name)), halo_(halo), ghosts_of_(ghosts_of), values_(values), partials_(partials) {
   assert(values >= 0 && values <= 2 && (values == 0 || partials != nullptr) && "Exchange: 0-2 sums of partials");
   for (const int rank : decomposition.neighbour)
@@ -41,9 +41,9 @@ void Exchange::complete() {
 
 void Exchange::commit(proxy::ProxyThread& proxy) {
   proxy::PlanSpec spec = ghosts_of_ != nullptr ? halo_.plan(*ghosts_of_, name_) : proxy::PlanSpec(name_);
-  // The planes' partial sums are the element's contributions: the proxy adds them (as total() does) and
+  // The parts' partial sums are the element's contributions: the proxy adds them (as total() does) and
   // sums over the ranks, so no compute thread adds them up.
-  if (values_ > 0) spec.allreduce(proxy.comm(), partials_->planes(), sums_.data(), values_, MPI_DOUBLE, MPI_SUM);
+  if (values_ > 0) spec.allreduce(proxy.comm(), partials_->parts(), sums_.data(), values_, MPI_DOUBLE, MPI_SUM);
   plan_ = proxy.commit(spec);
 }
 

@@ -41,7 +41,7 @@ struct Block {
   Stencil stencil;
   Grid b, x, r, p, q;
   Grid w, s, z;
-  PlaneSums partials;  // the plane partials of the dot products that the next exchange sums over the ranks
+  PartialSums partials;  // the partials of the dot products that the next exchange sums over the ranks
 };
 
 // What the main thread sets between iterations and the team reads during one.
@@ -129,7 +129,7 @@ Timings solve_classic(Solve& solve, Exchange& x_halo, Exchange& p_halo, Exchange
              }},
        Phase{&pq_sum, {}, [&block, alpha](StepThread) { update_residual(block.r, block.q, alpha(), block.partials); }},
        // The inner x update and the boundary p update touch the same rows: both are static `omp for`s over
-       // the same planes in one parallel region, so each plane goes to the same thread (OpenMP 5.2, 11.5.3)
+       // the same parts of rows in one parallel region, so each part goes to the same thread (OpenMP 5.2, 11.5.3)
        // and the thread reads p for x before it overwrites p; no barrier needed.
        Phase{&rr_sum, [&block, alpha](StepThread) { update_solution(block.x, block.p, alpha()); },
              [&block, &state, &rr_sum](StepThread) {
@@ -238,7 +238,7 @@ double max_difference(const Grid& x, const Grid& serial, const Extent& offset) {
 }
 
 // Residual histories, compared normwise: max_k |h_k - h_serial_k| / h_serial_0, in units of the initial
-// residual. The runs differ only in the order in which dot products are summed (rows, planes, then ranks,
+// residual. The runs differ only in the order in which dot products are summed (rows, parts of rows, then ranks,
 // versus one sweep of the whole grid), about 1e-16 relative per sum. Those rounding errors are committed
 // at the scale of the first residuals and do not shrink with r: pipelined CG's recurrences carry them
 // (its residual gap, Ghysels & Vanroose 2014, sec. 4), so near convergence the per-iteration relative
@@ -310,7 +310,7 @@ RunReport run(const proxy::Environment& env, const RunSettings& settings) {
   const std::vector<Exchange*> exchanges = settings.variant == Variant::classic
                                                ? std::vector<Exchange*>{&x_halo, &p_halo, &pq_sum, &rr_sum}
                                                : std::vector<Exchange*>{&x_halo, &r_halo, &w_exchange};
-  dot(block.b, block.b, block.partials);  // this rank's plane partials of b.b, one thread
+  dot(block.b, block.b, block.partials);  // this rank's partials of b.b, one thread
   std::array<double, 1> bb{block.partials.total()[0]};
 
   proxy::Config proxy_defaults;

@@ -2,18 +2,19 @@
 // the same expression as redblack3d's residual) over a box, and the vector updates of both variants, each
 // fused with the dot products that the next reduction needs.
 //
-// Determinism: a dot product is never summed by threads in an order that depends on them. Each kernel sums
-// every interior row (j, k) over x in index order, adds the rows of a plane k in order j = 1, 2, ... into
-// that plane's partial (one thread owns the whole plane), and PlaneSums::total() adds the planes in order
-// k = 1, 2, ... A block's sum is thus the same bits whatever the thread count, schedule or mode, and a run
-// is independent of timing. Partials per plane rather than per row: the final sum then reads nz entries,
-// not ny * nz that every core wrote (on 16 threads at 128^3, adding 16384 row partials held the master
-// 55-85 us per reduction, 5-8 % of an iteration; bench/RESULTS.md).
+// Determinism: a dot product is never summed in an order that depends on the threads. The block's interior
+// rows (j, k), taken in (k, j) order, form at most kMaxParts parts of consecutive rows, a split fixed by the
+// block's shape alone (RowParts). Each kernel sums every row over x in index order, adds a part's rows in
+// order into that part's partial (one thread owns each part), and PartialSums::total() adds the parts in
+// order. A block's sum is thus the same bits whatever the thread count, schedule or mode, and a run is
+// independent of timing. Parts of rows rather than single rows: the sum before the all-reduce then reads at
+// most kMaxParts partials, not ny * nz that every core wrote (on 16 threads at 128^3, adding 16384 row
+// partials held the master 55-85 us per reduction, 5-8 % of an iteration; bench/RESULTS.md).
 //
-// Threads: every kernel is an orphaned `omp for schedule(static) nowait`, the vector kernels over planes,
-// the operator over redblack3d's cache bands of rows: called inside a parallel region the team splits the
-// work (and does not wait at the end), called outside one the calling thread does it all. Callers put a
-// barrier between a kernel and one that reads what it wrote.
+// Threads: every kernel is an orphaned `omp for schedule(static) nowait`, the vector kernels over the
+// parts, the operator over redblack3d's cache bands of rows: called inside a parallel region the team
+// splits the work (and does not wait at the end), called outside one the calling thread does it all.
+// Callers put a barrier between a kernel and one that reads what it wrote.
 #pragma once
 
 #include <array>
@@ -38,19 +39,28 @@ inline double apply_at(const double* v, std::ptrdiff_t sy, std::ptrdiff_t sz, co
   return s.diag * v[0] - s.ihx2 * (v[-1] + v[1]) - s.ihy2 * (v[-sy] + v[sy]) - s.ihz2 * (v[-sz] + v[sz]);
 }
 
-// Per-plane partial sums of up to two dot products over a block's interior; see the top of this file.
-class PlaneSums {
- public:
-  PlaneSums() = default;
-  explicit PlaneSums(const Extent& local) : sums_(static_cast<std::size_t>(local[2])) {}
+// How a block's interior rows split into parts: rows_per_part consecutive rows in (k, j) order each, the
+// last one shorter; at most kMaxParts parts, enough for a team of any size to share the vector kernels.
+struct RowParts {
+  static constexpr int kMaxParts = 256;
+  explicit RowParts(const Extent& local) noexcept;
+  int rows = 0;           // ny * nz
+  int rows_per_part = 1;
+  int parts = 0;
+};
 
-  // Plane k of the interior, 1-based like the grid.
-  std::array<double, 2>& at(int k) noexcept { return sums_[static_cast<std::size_t>(k - 1)]; }
-  // Both sums over the block, planes added in order, left to right from the first plane.
+// Per-part partial sums of up to two dot products over a block's interior; see the top of this file.
+class PartialSums {
+ public:
+  PartialSums() = default;
+  explicit PartialSums(const Extent& local) : sums_(static_cast<std::size_t>(RowParts(local).parts)) {}
+
+  std::array<double, 2>& at(int part) noexcept { return sums_[static_cast<std::size_t>(part)]; }
+  // Both sums over the block, parts added in order, left to right from the first part.
   std::array<double, 2> total() const noexcept;
-  // Each plane's two sums, in plane order: the contributions of a hierarchical plan element, which the
-  // proxy adds in the same order as total() (proxy/plan_collective.hpp), so every mode gets the same bits.
-  std::vector<const void*> planes() const;
+  // Each part's two sums, in part order: the contributions of a hierarchical plan element, which the proxy
+  // adds in the same order as total() (proxy/plan_collective.hpp), so every mode gets the same bits.
+  std::vector<const void*> parts() const;
 
  private:
   std::vector<std::array<double, 2>> sums_;
@@ -63,12 +73,12 @@ void apply(const Grid& v, Grid& out, const Stencil& s, const Box& box, const std
 void residual(const Grid& b, const Grid& x, Grid& r, const Stencil& s, const Box& box,
               const std::function<void()>& between_planes = {});
 
-// Whole interior. sums[0] = a.b per plane, and sums[1] = c.d when c is given.
-void dot(const Grid& a, const Grid& b, PlaneSums& sums, const Grid* c = nullptr, const Grid* d = nullptr);
+// Whole interior. sums[0] = a.b per part, and sums[1] = c.d when c is given.
+void dot(const Grid& a, const Grid& b, PartialSums& sums, const Grid* c = nullptr, const Grid* d = nullptr);
 // Classic CG. p = r; sums[0] = r.r.
-void start_direction(const Grid& r, Grid& p, PlaneSums& sums);
+void start_direction(const Grid& r, Grid& p, PartialSums& sums);
 // r -= alpha q; sums[0] = r.r.
-void update_residual(Grid& r, const Grid& q, double alpha, PlaneSums& sums);
+void update_residual(Grid& r, const Grid& q, double alpha, PartialSums& sums);
 // x += alpha p.
 void update_solution(Grid& x, const Grid& p, double alpha);
 // p = r + beta p.
@@ -86,6 +96,6 @@ struct PipelinedVectors {
   Grid& z;
   const Grid& q;
 };
-void pipelined_update(const PipelinedVectors& v, double alpha, double beta, PlaneSums& sums);
+void pipelined_update(const PipelinedVectors& v, double alpha, double beta, PartialSums& sums);
 
 }  // namespace cg3d

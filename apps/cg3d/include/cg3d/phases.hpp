@@ -34,12 +34,12 @@ namespace cg3d {
 // One exchange: the ghosts of `ghosts_of` (when not null) and the sum over the ranks of the first `values`
 // (0, 1 or 2) entries of `partials`' total. Posted, it is the halo's MPI_Irecv/Isend and one
 // MPI_Iallreduce, completed by the harness's timed waits; on the proxy it is one plan holding the halo
-// transfers and a hierarchical allreduce element whose contributions are the plane partials, so the compute
+// transfers and a hierarchical allreduce element whose contributions are the partial sums, so the compute
 // threads neither call MPI nor add the rows up: the proxy does both.
 class Exchange {
  public:
   Exchange(std::string name, const redblack3d::Decomposition& decomposition, const redblack3d::Halo& halo,
-           Grid* ghosts_of, int values, const PlaneSums* partials);
+           Grid* ghosts_of, int values, const PartialSums* partials);
 
   const std::string& name() const noexcept { return name_; }
   // The sums over the ranks; valid once the exchange has completed, the same bits on every rank.
@@ -54,7 +54,7 @@ class Exchange {
   proxy::Ticket start(proxy::ProxyThread& proxy);
 
  private:
-  void sum_partials() noexcept;  // local_ = this rank's total, planes in order
+  void sum_partials() noexcept;  // local_ = this rank's total, parts in order
 
   std::string name_;
   const redblack3d::Halo& halo_;
@@ -62,7 +62,7 @@ class Exchange {
   int faces_ = 0;
   Grid* ghosts_of_;
   int values_;
-  const PlaneSums* partials_;
+  const PartialSums* partials_;
   std::array<double, 2> local_{};
   std::array<double, 2> sums_{};
   std::array<MPI_Request, 12> halo_requests_{};
