@@ -9,7 +9,7 @@
 // order. A block's sum is thus the same bits whatever the thread count, schedule or mode, and a run is
 // independent of timing. Parts of rows rather than single rows: the sum before the all-reduce then reads at
 // most kMaxParts partials, not ny * nz that every core wrote (on 16 threads at 128^3, adding 16384 row
-// partials held the master 55-85 us per reduction, 5-8 % of an iteration; bench/RESULTS.md).
+// partials held the master 55-97 us per reduction, 5-10 % of an iteration; bench/RESULTS.md).
 //
 // Threads: every kernel is an orphaned `omp for schedule(static) nowait`, the vector kernels over the
 // parts, the operator over redblack3d's cache bands of rows: called inside a parallel region the team
