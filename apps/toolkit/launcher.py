@@ -226,6 +226,7 @@ def marked_processes(mark):
         entries = os.listdir("/proc")
     except OSError:
         return pids
+    prefix, wanted = LAUNCH_MARK.encode() + b"=", mark.encode()
     for name in entries:
         if not name.isdigit():
             continue
@@ -234,9 +235,8 @@ def marked_processes(mark):
                 variables = environ.read().split(b"\0")
         except OSError:  # gone, or not ours to read
             continue
-        prefix = LAUNCH_MARK.encode() + b"="
         for variable in variables:
-            if variable.startswith(prefix) and mark.encode() in variable[len(prefix):].split(b","):
+            if variable.startswith(prefix) and wanted in variable[len(prefix):].split(b","):
                 pids.append(int(name))
                 break
     return pids
