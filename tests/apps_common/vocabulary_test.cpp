@@ -72,7 +72,26 @@ TEST(Vocabulary, AliasesSuffixesAndEqualsSpelling) {
   EXPECT_EQ(usage_error_of([&] { parse(negative, {"--iters", "-3"}); }), "--iters: Value -3 not in range 1 to 100");
 }
 
-TEST(Vocabulary, ShowConfigNamesEverySourceAndVerboseFollowsTheEnvironment) {
+// The row of `setting` in a --show-config table, or "" when there is none.
+std::string row_of(const std::string& config, const std::string& setting) {
+  for (std::size_t at = config.find("\n  " + setting + " "); at != std::string::npos;
+       at = config.find("\n  " + setting + " ", at + 1)) {
+    return config.substr(at + 1, config.find('\n', at + 1) - at - 1);
+  }
+  return "";
+}
+
+// "  SETTING  VALUE  SOURCE" with any spacing between the columns.
+bool has_row(const std::string& config, const std::string& setting, const std::string& value,
+             const std::string& source) {
+  const std::string row = row_of(config, setting);
+  const std::size_t value_at = row.find_first_not_of(' ', 2 + setting.size());
+  if (value_at == std::string::npos || row.compare(value_at, value.size(), value) != 0) return false;
+  const std::size_t source_at = row.find_first_not_of(' ', value_at + value.size());
+  return source_at > value_at + value.size() && row.substr(source_at) == source;
+}
+
+TEST(Vocabulary, ShowConfigNamesEverySourceAndTheCheckedValues) {
   ::setenv("PROXY_SPIN_COUNT", "77", 1);
   ::setenv("OMP_NUM_THREADS", "3", 1);
   ::unsetenv("PROXY_VERBOSE");
@@ -81,25 +100,60 @@ TEST(Vocabulary, ShowConfigNamesEverySourceAndVerboseFollowsTheEnvironment) {
   EXPECT_TRUE(options.show_config_requested());
   EXPECT_FALSE(options.verbose());
   const std::string config = options.show_config();
-  auto has_row = [&](const std::string& a, const std::string& b, const std::string& c) {
-    for (std::size_t at = config.find("  " + a + " "); at != std::string::npos; at = config.find("  " + a + " ", at + 1)) {
-      const std::string row = config.substr(at, config.find('\n', at) - at);
-      if (row.find(" " + b + " ") != std::string::npos && row.ends_with(" " + c)) return true;
-    }
-    return false;
-  };
-  EXPECT_TRUE(has_row("--iters", "5", "option")) << config;
-  EXPECT_TRUE(has_row("--size", "1K", "default")) << config;
-  EXPECT_TRUE(has_row("--verbose", "false", "default")) << config;
-  EXPECT_TRUE(has_row("PROXY_SPIN_COUNT", "77", "environment")) << config;
-  EXPECT_TRUE(has_row("PROXY_WAIT_TIMEOUT", "120", "default")) << config;
-  EXPECT_TRUE(has_row("OMP_NUM_THREADS", "3", "environment")) << config;
-  ::setenv("PROXY_VERBOSE", "1", 1);
-  EXPECT_TRUE(options.verbose());
-  ::setenv("PROXY_VERBOSE", "0", 1);
-  EXPECT_FALSE(options.verbose());
-  ::unsetenv("PROXY_VERBOSE");
+  EXPECT_TRUE(config.starts_with("tool: effective configuration (setting, value, source)\n")) << config;
+  EXPECT_TRUE(has_row(config, "--iters", "5", "option")) << config;
+  EXPECT_TRUE(has_row(config, "--size", "1024", "default")) << config;  // the default's suffix applied
+  EXPECT_TRUE(has_row(config, "--verbose", "false", "default")) << config;
+  EXPECT_TRUE(has_row(config, "PROXY_SPIN_COUNT", "77", "environment")) << config;
+  EXPECT_TRUE(has_row(config, "PROXY_WAIT_TIMEOUT", "120", "default")) << config;
+  EXPECT_TRUE(has_row(config, "PROXY_VERBOSE", "0", "default")) << config;
+  EXPECT_TRUE(has_row(config, "OMP_NUM_THREADS", "3", "environment")) << config;
+  for (const char* builtin : {"--version", "--show-config", "--help", "--iterations"})
+    EXPECT_EQ(row_of(config, builtin), "") << builtin;
+  auto sized = sample();
+  ASSERT_TRUE(parse(sized, {"--size=2K"}));
+  EXPECT_TRUE(has_row(sized.show_config(), "--size", "2048", "option")) << sized.show_config();
   ::unsetenv("PROXY_SPIN_COUNT");
+  ::unsetenv("OMP_NUM_THREADS");
+}
+
+TEST(Vocabulary, ProxyVerboseIsVerbosesEnvironmentNameZeroOrOne) {
+  ::setenv("PROXY_VERBOSE", "1", 1);
+  auto on = sample();
+  ASSERT_TRUE(parse(on, {}));
+  EXPECT_TRUE(on.verbose());
+  EXPECT_FALSE(on.flag_set("verbose")) << "set by the environment, not on the command line";
+  EXPECT_TRUE(has_row(on.show_config(), "--verbose", "true", "environment (PROXY_VERBOSE)")) << on.show_config();
+  EXPECT_TRUE(has_row(on.show_config(), "PROXY_VERBOSE", "1", "environment")) << on.show_config();
+  ::setenv("PROXY_VERBOSE", "0", 1);
+  auto off = sample();
+  ASSERT_TRUE(parse(off, {}));
+  EXPECT_FALSE(off.verbose());
+  EXPECT_TRUE(has_row(off.show_config(), "--verbose", "false", "environment (PROXY_VERBOSE)")) << off.show_config();
+  auto given = sample();  // the command line wins
+  ASSERT_TRUE(parse(given, {"--verbose"}));
+  EXPECT_TRUE(given.verbose());
+  EXPECT_TRUE(has_row(given.show_config(), "--verbose", "true", "option")) << given.show_config();
+  // A program without --verbose honours the variable too, and lists no --verbose row.
+  apps::Options quiet("bench", "measures");
+  quiet.option("reps", "R", "repetitions", "3").range(1, 9);
+  ::setenv("PROXY_VERBOSE", "1", 1);
+  ASSERT_TRUE(parse(quiet, {}));
+  EXPECT_TRUE(quiet.verbose());
+  EXPECT_EQ(row_of(quiet.show_config(), "--verbose"), "") << quiet.show_config();
+  for (const char* text : {"yes", "2", "-1", "true"}) {
+    ::setenv("PROXY_VERBOSE", text, 1);
+    const std::string expected = std::string("PROXY_VERBOSE='") + text + "' is not an integer from 0 to 1";
+    auto declared = sample();
+    EXPECT_EQ(usage_error_of([&] { parse(declared, {}); }), expected);
+    apps::Options undeclared("bench", "measures");
+    EXPECT_EQ(usage_error_of([&] { parse(undeclared, {}); }), expected);
+  }
+  ::setenv("PROXY_VERBOSE", "", 1);  // empty is unset, as for every PROXY_* variable
+  auto empty = sample();
+  ASSERT_TRUE(parse(empty, {}));
+  EXPECT_FALSE(empty.verbose());
+  ::unsetenv("PROXY_VERBOSE");
 }
 
 TEST(Provenance, RecordsCarryEveryFieldNestedInJsonAndFlatInCsv) {

@@ -2,7 +2,8 @@
 """The one command-line vocabulary, every program and every script (README "Command-line conventions"):
 `--help` and `--version` exit 0, the version line is "NAME (proxy) X.Y.Z", `--bogus-flag` exits 2 with one
 line "NAME: error: unknown option '--bogus-flag' ...", and `--show-config` (where a program honours
-settings) exits 0 with "NAME: effective configuration (setting, value, source)" and the PROXY_* rows.
+settings) exits 0 with "NAME: effective configuration (setting, value, source)" and the PROXY_* rows. A C++
+program refuses PROXY_VERBOSE=yes (0 or 1, --verbose's environment name) with exit 2 and one line naming it.
 
 The table below is the list; it must be complete: every executable the build makes under apps/ or bench/
 (CMake writes them to executables.txt) and every executable file under apps/ and bench/ in the source tree
@@ -66,10 +67,11 @@ UNKNOWN_OPTION_IS_ANOTHERS = {"proxy-mpiexec": "every other argument is the MPI 
 TIMEOUT = 120
 
 
-def run(command):
+def run(command, env=None):
     """(exit status, stdout, stderr) of a command; a hang is a failure, not a wait."""
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
+                              env=env)
     except subprocess.TimeoutExpired:
         return None, "", f"timed out after {TIMEOUT} s"
     return done.returncode, done.stdout, done.stderr
@@ -127,6 +129,12 @@ def check_command(checks, label, command, name, version, show_config):
         missing = sorted(set(show_config) - listed)
         checks.expect(ok and not missing, f"{label} --show-config lists {', '.join(show_config)} with sources",
                       (f"missing {missing}; " if missing else "") + describe(status, out, err))
+    if show_config is not None and "PROXY_VERBOSE" in show_config:
+        status, out, err = run(command + ["--show-config"], env=dict(os.environ, PROXY_VERBOSE="yes"))
+        lines = [line for line in err.splitlines() if line.strip()]
+        expected = f"{name}: error: PROXY_VERBOSE='yes' is not an integer from 0 to 1"
+        checks.expect(status == 2 and lines == [expected] and out == "",
+                      f"{label} refuses PROXY_VERBOSE=yes with one line naming it", describe(status, out, err))
 
 
 def executables_of_build(listing):

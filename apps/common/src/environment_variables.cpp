@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
-#include <cstring>
 
 extern char** environ;
 
@@ -52,11 +50,6 @@ std::vector<std::pair<std::string, std::string>> proxy_and_omp_settings() {
   }
   std::sort(settings.begin(), settings.end());
   return settings;
-}
-
-bool verbose_from_environment() noexcept {
-  const char* value = std::getenv("PROXY_VERBOSE");
-  return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
 }
 
 }  // namespace apps

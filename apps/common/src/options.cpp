@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -23,6 +24,60 @@ namespace {
 // Options every program has; declared after the program's own so that --help lists them last.
 constexpr std::string_view kVersion = "version";
 constexpr std::string_view kShowConfig = "show-config";
+// --verbose's environment name, honoured by every program (a nameless option where --verbose is not declared).
+constexpr std::string_view kVerbose = "verbose";
+constexpr std::string_view kVerboseVariable = "PROXY_VERBOSE";
+
+// PROXY_VERBOSE: 0 or 1, as the runtime's PROXY_BIND and PROXY_TIMINGS (CLI11's flag would take "yes",
+// "on" or "-1" too). --verbose on the command line gives "1" ("--verbose{1}").
+const CLI::Validator kZeroOrOne(
+    [](std::string& text) {
+      return text == "0" || text == "1"
+                 ? std::string()
+                 : std::string(kVerboseVariable) + "='" + text + "' is not an integer from 0 to 1";
+    },
+    "");
+
+// --show-config's table as CLI11's config output: "  SETTING  VALUE  SOURCE" for every configurable
+// option (its checked values, or "(none)") and then `more` rows (the environment), columns aligned. Output
+// only: no program reads a configuration file (App::set_config is not used), so from_config is never called.
+class ConfigTable : public CLI::Config {
+ public:
+  using Row = std::array<std::string, 3>;
+  ConfigTable(std::string title, std::function<std::string(const CLI::Option&)> source, std::vector<Row> more)
+      : title_(std::move(title)), source_(std::move(source)), more_(std::move(more)) {}
+
+  std::string to_config(const CLI::App* app, bool default_also, bool, std::string) const override {
+    std::vector<Row> rows;
+    for (const CLI::Option* option : app->get_options()) {
+      if (!option->get_configurable() || (!default_also && option->count() == 0)) continue;
+      rows.push_back({"--" + option->get_single_name(), value(*option), source_(*option)});
+    }
+    rows.insert(rows.end(), more_.begin(), more_.end());
+    std::size_t width[2] = {0, 0};
+    for (const Row& row : rows)
+      for (int c = 0; c < 2; ++c) width[c] = std::max(width[c], row[c].size());
+    std::string text = title_;
+    for (const Row& row : rows) {
+      text += "  " + row[0] + std::string(width[0] - row[0].size() + 2, ' ') + row[1] +
+              std::string(width[1] - row[1].size() + 2, ' ') + row[2] + "\n";
+    }
+    return text;
+  }
+  std::vector<CLI::ConfigItem> from_config(std::istream&) const override { return {}; }
+
+ private:
+  static std::string value(const CLI::Option& option) {
+    if (option.get_expected_max() == 0) return option.count() > 0 && option.as<bool>() ? "true" : "false";  // a flag
+    std::string joined;
+    for (const std::string& item : option.as<std::vector<std::string>>()) joined += (joined.empty() ? "" : ",") + item;
+    return joined.empty() ? "(none)" : joined;
+  }
+
+  std::string title_;
+  std::function<std::string(const CLI::Option&)> source_;
+  std::vector<Row> more_;
+};
 
 // CLI11's layout with the project's wording: "usage: NAME [options]", "-h, --help", the summary on top.
 class HelpFormatter : public CLI::Formatter {
@@ -188,6 +243,7 @@ std::vector<std::string> Options::normalised(int argc, const char* const* argv) 
         if (std::find(seen.begin(), seen.end(), name) != seen.end())
           throw UsageError("option --" + name + " given twice");
         seen.push_back(name);
+        s->seen = true;
       }
       const bool builtin_flag = name == kVersion || name == kShowConfig;
       if ((builtin_flag || (s != nullptr && s->is_flag)) && eq != std::string::npos)
@@ -207,12 +263,20 @@ std::vector<std::string> Options::normalised(int argc, const char* const* argv) 
 
 bool Options::parse(int argc, const char* const* argv) {
   std::vector<std::string> args = normalised(argc, argv);
-  CLI::App app(summary_, program_);
+  app_ = std::make_shared<CLI::App>(summary_, program_);
+  CLI::App& app = *app_;
   app.allow_extras();  // reported below in the project's words
   app.set_help_flag("-h,--help", "print this help and exit");
-  std::vector<std::pair<Spec*, CLI::Option*>> declared;
+  cli_options_.clear();
+  verbose_option_ = nullptr;
   for (Spec& s : specs_) {
-    CLI::Option* o = s.is_flag ? app.add_flag("--" + s.name) : app.add_option("--" + s.name)->type_name(s.value_name);
+    CLI::Option* o = nullptr;
+    if (s.is_flag && s.name == kVerbose) {
+      o = app.add_flag("--" + s.name + "{1}")->envname(std::string(kVerboseVariable))->check(kZeroOrOne);
+      verbose_option_ = o;
+    } else {
+      o = s.is_flag ? app.add_flag("--" + s.name) : app.add_option("--" + s.name)->type_name(s.value_name);
+    }
     if (!s.is_flag) {
       o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false);
       if (s.default_value) o->default_str(*s.default_value);
@@ -225,10 +289,12 @@ bool Options::parse(int argc, const char* const* argv) {
       if (s.real_range) o->check(kFinite)->check(CLI::Range(s.real_range->first, s.real_range->second));
       if (!s.choices.empty()) o->check(CLI::IsMember(s.choices));
     }
-    declared.emplace_back(&s, o);
+    cli_options_.push_back(o);
   }
-  CLI::Option* version = app.add_flag("--" + std::string(kVersion));
-  CLI::Option* show_config = app.add_flag("--" + std::string(kShowConfig));
+  if (verbose_option_ == nullptr)
+    verbose_option_ = app.add_flag("")->envname(std::string(kVerboseVariable))->check(kZeroOrOne)->configurable(false);
+  CLI::Option* version = app.add_flag("--" + std::string(kVersion))->configurable(false);
+  CLI::Option* show_config = app.add_flag("--" + std::string(kShowConfig))->configurable(false);
 
   std::reverse(args.begin(), args.end());  // CLI11 takes the words last first
   try {
@@ -242,6 +308,12 @@ bool Options::parse(int argc, const char* const* argv) {
     const Spec* s = what.starts_with("--") ? find(what.substr(2, what.find(':') - 2)) : nullptr;
     if (s != nullptr) throw UsageError("option --" + s->name + " needs a value (" + s->value_name + ")");
     throw UsageError(what);
+  } catch (const CLI::ValidationError& error) {
+    // CLI11 puts the option's name first ("--verbose: ", ": " for the nameless one); the variable says it.
+    const std::string what = error.what();
+    const std::size_t variable = what.find(": " + std::string(kVerboseVariable) + "='");
+    const bool verbose = variable != std::string::npos && (variable == 0 || what.substr(0, variable) == "--verbose");
+    throw UsageError(verbose ? what.substr(variable + 2) : what);
   } catch (const CLI::ParseError& error) {
     throw UsageError(error.what());
   }
@@ -250,8 +322,9 @@ bool Options::parse(int argc, const char* const* argv) {
       throw UsageError("unknown option '" + extra.substr(0, extra.find('=')) + "' (see --help)");
     throw UsageError("unexpected argument '" + extra + "' (options start with --; see --help)");
   }
-  for (auto& [s, o] : declared) {
-    s->seen = o->count() > 0;
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    Spec* s = &specs_[i];
+    const CLI::Option* o = cli_options_[i];
     if (s->is_flag) continue;
     // CLI11's delimiter drops empty items; "8,,64" or "8,64," is a typo, not a shorter list.
     if (s->list && s->given && !s->given->empty() &&
@@ -315,20 +388,12 @@ std::vector<int> Options::geometry(std::string_view name, int dimensions) const 
 }
 
 bool Options::verbose() const {
-  const Spec* s = find("verbose");
-  return (s != nullptr && s->seen) || verbose_from_environment();
+  return verbose_option_ != nullptr && verbose_option_->count() > 0 && verbose_option_->as<bool>();
 }
 
 std::string Options::show_config() const {
-  std::vector<std::array<std::string, 3>> rows;  // setting, value, source
-  for (const Spec& s : specs_) {
-    if (s.is_flag) {
-      rows.push_back({"--" + s.name, s.seen ? "true" : "false", s.seen ? "option" : "default"});
-    } else {
-      const std::string value = s.given ? *s.given : s.default_value ? *s.default_value : "(none)";
-      rows.push_back({"--" + s.name, value, s.given ? "option" : "default"});
-    }
-  }
+  assert(app_ != nullptr && "show_config() before parse()");
+  std::vector<std::array<std::string, 3>> rows;  // the environment's: variable, value, source
   const auto settings = proxy_and_omp_settings();
   auto set_in_environment = [&](std::string_view name) {
     return std::find_if(settings.begin(), settings.end(), [&](const auto& kv) { return kv.first == name; });
@@ -348,15 +413,15 @@ std::string Options::show_config() const {
       rows.push_back({name, value, name.starts_with("PROXY_") ? "environment (unknown to this version)" : "environment"});
   }
   for (const auto& row : effective_) rows.push_back(row);
-  std::size_t width[2] = {0, 0};
-  for (const auto& row : rows)
-    for (int c = 0; c < 2; ++c) width[c] = std::max(width[c], row[c].size());
-  std::string text = program_ + ": effective configuration (setting, value, source)\n";
-  for (const auto& row : rows) {
-    text += "  " + row[0] + std::string(width[0] - row[0].size() + 2, ' ') + row[1] +
-            std::string(width[1] - row[1].size() + 2, ' ') + row[2] + "\n";
-  }
-  return text;
+  auto source = [this](const CLI::Option& option) -> std::string {
+    const auto at = std::find(cli_options_.begin(), cli_options_.end(), &option);
+    if (at != cli_options_.end() && specs_[static_cast<std::size_t>(at - cli_options_.begin())].seen) return "option";
+    if (&option == verbose_option_ && option.count() > 0) return "environment (" + std::string(kVerboseVariable) + ")";
+    return "default";
+  };
+  const std::string title = program_ + ": effective configuration (setting, value, source)\n";
+  app_->config_formatter(std::make_shared<ConfigTable>(title, source, std::move(rows)));
+  return app_->config_to_str(/*default_also=*/true);
 }
 
 std::string Options::version() const { return program_ + " (proxy) " + PROXY_VERSION_STRING + "\n"; }

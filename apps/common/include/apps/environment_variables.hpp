@@ -26,7 +26,4 @@ std::string environment_help();
 // Every PROXY_* and OMP_* variable set in this process's environment, sorted by name.
 std::vector<std::pair<std::string, std::string>> proxy_and_omp_settings();
 
-// PROXY_VERBOSE set to anything but "" or "0": the drivers' --verbose.
-bool verbose_from_environment() noexcept;
-
 }  // namespace apps

@@ -6,16 +6,25 @@
 // (CLI::Range, CLI::AsSizeValue, CLI::IsMember, delimiter ','), defaults included, so a bad value fails
 // at parse() as one UsageError naming the option and the value ("--iters: Value 0 not in range 1 to
 // 1073741823"). Unknown options, missing values, repeated options and stray arguments throw UsageError
-// naming them. Plain object: use it from one thread.
+// naming them. PROXY_VERBOSE is --verbose's environment name (CLI11's envname; every program honours it,
+// declared --verbose or not), 0 or 1 like the runtime's PROXY_BIND. --show-config's table is CLI11's config
+// output (config_to_str) through a formatter of ours that adds each setting's source. Plain object: use it
+// from one thread; a copy shares the parsed options.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace apps {
 
@@ -46,9 +55,9 @@ class Options {
   // the teams): --show-config shows `value` and `source` in its row instead of the environment's.
   Options& effective(std::string variable, std::string value, std::string source);
 
-  // Parses argv[1..argc). Returns false when --help (-h) or --version was given: print answer() on rank
-  // 0 and exit 0. Throws UsageError for an unknown option, a missing value, a value given to a flag, an
-  // option given twice, or a stray argument.
+  // Parses argv[1..argc) and PROXY_VERBOSE. Returns false when --help (-h) or --version was given: print
+  // answer() on rank 0 and exit 0. Throws UsageError for an unknown option, a missing value, a value given
+  // to a flag, an option given twice, a stray argument, or PROXY_VERBOSE other than 0 or 1.
   bool parse(int argc, const char* const* argv);
   const std::string& answer() const noexcept { return answer_; }  // the help or version text
 
@@ -67,12 +76,13 @@ class Options {
   // A process geometry ("2x2x1", apps/parse.hpp): CLI11 has no validator for it.
   std::vector<int> geometry(std::string_view name, int dimensions) const;
 
-  // --verbose given (when declared) or PROXY_VERBOSE set to anything but 0.
+  // --verbose given (when declared), else PROXY_VERBOSE=1 when parsed.
   bool verbose() const;
   // --show-config given: the program validates its settings, prints show_config() on rank 0, exits 0.
   bool show_config_requested() const noexcept { return show_config_; }
-  // Every option (value and source: default, option) and every PROXY_* / OMP_* variable (value and source:
-  // default, environment), one per line, in the order --help lists them.
+  // Every option (its checked value, suffixes applied, and source: default, option, or environment
+  // (PROXY_VERBOSE) for --verbose) and every PROXY_* / OMP_* variable (value and source: default,
+  // environment), one per line, in the order --help lists them.
   std::string show_config() const;
 
   const std::string& program() const noexcept { return program_; }
@@ -87,7 +97,7 @@ class Options {
     std::optional<std::string> default_value;
     std::optional<std::string> given;
     bool is_flag = false;
-    bool seen = false;
+    bool seen = false;  // on the command line
     // Constraints, applied to CLI11's option by parse().
     std::optional<std::pair<long long, long long>> integer_range;
     std::optional<std::pair<double, double>> real_range;
@@ -102,7 +112,7 @@ class Options {
   const Spec& spec(std::string_view name) const;
   // argv with old spellings renamed; throws for a value given to a flag ("--verify=yes") and for an
   // option given twice (CLI11 cannot tell two --sizes from one list of two).
-  // Records each option's text as written (Spec::given).
+  // Records each option's text as written (Spec::given) and that it was there (Spec::seen).
   std::vector<std::string> normalised(int argc, const char* const* argv);
 
   std::string program_;
@@ -113,6 +123,11 @@ class Options {
   std::vector<Spec> specs_;
   std::vector<std::pair<std::string, std::string>> aliases_;  // old name, declared name
   std::vector<std::array<std::string, 3>> effective_;          // variable, value, source
+  // Set by parse(): the parsed options, CLI11's option of each Spec (same index) and the one PROXY_VERBOSE
+  // sets (--verbose, or a nameless option of that variable alone).
+  std::shared_ptr<CLI::App> app_;
+  std::vector<CLI::Option*> cli_options_;
+  CLI::Option* verbose_option_ = nullptr;
 };
 
 }  // namespace apps
