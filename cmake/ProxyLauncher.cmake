@@ -24,7 +24,11 @@
 #                     started has ended unreaped and stayed so for 15 s, with one line, and the wrapper exits
 #                     with the ranks' status (read from /proc: the first non-zero exit code, else 128 +
 #                     the first signal). A launcher that hangs after reaping its ranks is not detected (not
-#                     seen: the deadlock leaves them unreaped).
+#                     seen: the deadlock leaves them unreaped). The same finalize can crash instead (SIGSEGV
+#                     in PMIx_server_finalize after an MPI_Abort, seen once in 25 loaded Open MPI suites):
+#                     when the launcher dies of a signal after the watcher saw every process it started
+#                     ended, the wrapper says so in one line and exits with the ranks' status, not 128 + the
+#                     launcher's signal. The watcher looks twice a second.
 # MPICH (Hydra): no flags; it neither binds nor refuses oversubscription, and starts ranks in a new session.
 # Result: PROXY_MPIEXEC (the wrapper's path) and PROXY_MPI_VENDOR (openmpi, mpich or other).
 
@@ -60,11 +64,12 @@ setsid "$@" <&3 3<&- &
 launcher=$!
 for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signal; done
 # The watcher (see cmake/ProxyLauncher.cmake): it ends a launcher that outlives its processes by 15 s
-# (SIGKILL) and exits with their status; it exits 255 once the launcher is gone without its help.
+# (SIGKILL) and exits with their status; once the launcher is gone without its help, it exits with the
+# status of its processes if it saw them all ended, else 255.
 (
-  grace=15 idle=0
-  while sleep 1 </dev/null >/dev/null 2>&1; do  # (sleep holds no pipe of the caller open)
-    children=$(cat /proc/$launcher/task/*/children 2>/dev/null) || exit 255
+  grace=15 idle=0 seen=255
+  while sleep 0.5 </dev/null >/dev/null 2>&1; do  # (sleep holds no pipe of the caller open)
+    children=$(cat /proc/$launcher/task/*/children 2>/dev/null) || exit "$seen"
     alive=0 ended=0 code=0 signalled=0
     for child in $children; do
       stat=$(cat /proc/$child/stat 2>/dev/null) || continue
@@ -77,9 +82,10 @@ for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signa
       [ "$signalled" -eq 0 ] && [ $(($1 & 127)) -ne 0 ] && signalled=$((128 + ($1 & 127)))
     done
     if [ "$alive" -eq 1 ] || [ "$ended" -eq 0 ]; then idle=0; continue; fi
-    idle=$((idle + 1))
-    [ "$idle" -ge "$grace" ] || continue
     [ "$code" -eq 0 ] && code=$signalled
+    seen=$code
+    idle=$((idle + 1))
+    [ "$idle" -ge $((2 * grace)) ] || continue
     echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ did not exit within $grace s of its $ended processes'" \
          "end (Open MPI's launcher can deadlock in its finalize): ended it; exit $code, the ranks' status" >&2
     kill -KILL "$launcher" 2>/dev/null
@@ -96,6 +102,14 @@ if [ "$status" -eq 137 ]; then  # SIGKILL: the watcher's, then its status is the
   wait "$watcher"
   watched=$?
   [ "$watched" -eq 255 ] || status=$watched
+elif [ "$status" -gt 128 ]; then  # the launcher died of a signal: after its processes had ended?
+  wait "$watcher"
+  watched=$?
+  if [ "$watched" -ne 255 ]; then
+    echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ died of signal $((status - 128)) after its processes had" \
+         "ended (Open MPI's launcher can crash in its finalize); exit $watched, the ranks' status" >&2
+    status=$watched
+  fi
 else
   kill "$watcher" 2>/dev/null
 fi
