@@ -81,7 +81,8 @@ for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signa
       [ "$code" -eq 0 ] && code=$(($1 >> 8))
       [ "$signalled" -eq 0 ] && [ $(($1 & 127)) -ne 0 ] && signalled=$((128 + ($1 & 127)))
     done
-    if [ "$alive" -eq 1 ] || [ "$ended" -eq 0 ]; then idle=0; continue; fi
+    if [ "$alive" -eq 1 ]; then idle=0 seen=255; continue; fi
+    if [ "$ended" -eq 0 ]; then idle=0; continue; fi  # none yet, or reaped: what was seen stands
     [ "$code" -eq 0 ] && code=$signalled
     seen=$code
     idle=$((idle + 1))
