@@ -99,16 +99,13 @@ while :; do
   status=$?
   kill -0 "$launcher" 2>/dev/null || break  # still running: wait was cut short by a signal
 done
-if [ "$status" -eq 137 ]; then  # SIGKILL: the watcher's, then its status is the ranks'
+if [ "$status" -gt 128 ]; then  # a signal: the watcher's SIGKILL (137, it has said why), or a crash
   wait "$watcher"
   watched=$?
-  [ "$watched" -eq 255 ] || status=$watched
-elif [ "$status" -gt 128 ]; then  # the launcher died of a signal: after its processes had ended?
-  wait "$watcher"
-  watched=$?
-  if [ "$watched" -ne 255 ]; then
-    echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ died of signal $((status - 128)) after its processes had" \
-         "ended (Open MPI's launcher can crash in its finalize); exit $watched, the ranks' status" >&2
+  if [ "$watched" -ne 255 ]; then  # it saw the processes end: their status is the job's
+    [ "$status" -eq 137 ] ||
+      echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ died of signal $((status - 128)) after its processes had" \
+           "ended (Open MPI's launcher can crash in its finalize); exit $watched, the ranks' status" >&2
     status=$watched
   fi
 else

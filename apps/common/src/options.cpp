@@ -267,7 +267,7 @@ bool Options::parse(int argc, const char* const* argv) {
   CLI::App& app = *app_;
   app.allow_extras();  // reported below in the project's words
   app.set_help_flag("-h,--help", "print this help and exit");
-  cli_options_.clear();
+  std::vector<CLI::Option*> declared;  // CLI11's option of each Spec, same index
   verbose_option_ = nullptr;
   for (Spec& s : specs_) {
     CLI::Option* o = nullptr;
@@ -289,7 +289,7 @@ bool Options::parse(int argc, const char* const* argv) {
       if (s.real_range) o->check(kFinite)->check(CLI::Range(s.real_range->first, s.real_range->second));
       if (!s.choices.empty()) o->check(CLI::IsMember(s.choices));
     }
-    cli_options_.push_back(o);
+    declared.push_back(o);
   }
   if (verbose_option_ == nullptr)
     verbose_option_ = app.add_flag("")->envname(std::string(kVerboseVariable))->check(kZeroOrOne)->configurable(false);
@@ -312,7 +312,8 @@ bool Options::parse(int argc, const char* const* argv) {
     // CLI11 puts the option's name first ("--verbose: ", ": " for the nameless one); the variable says it.
     const std::string what = error.what();
     const std::size_t variable = what.find(": " + std::string(kVerboseVariable) + "='");
-    const bool verbose = variable != std::string::npos && (variable == 0 || what.substr(0, variable) == "--verbose");
+    const bool verbose =
+        variable != std::string::npos && (variable == 0 || what.substr(0, variable) == "--" + std::string(kVerbose));
     throw UsageError(verbose ? what.substr(variable + 2) : what);
   } catch (const CLI::ParseError& error) {
     throw UsageError(error.what());
@@ -324,7 +325,7 @@ bool Options::parse(int argc, const char* const* argv) {
   }
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     Spec* s = &specs_[i];
-    const CLI::Option* o = cli_options_[i];
+    const CLI::Option* o = declared[i];
     if (s->is_flag) continue;
     // CLI11's delimiter drops empty items; "8,,64" or "8,64," is a typo, not a shorter list.
     if (s->list && s->given && !s->given->empty() &&
@@ -414,8 +415,8 @@ std::string Options::show_config() const {
   }
   for (const auto& row : effective_) rows.push_back(row);
   auto source = [this](const CLI::Option& option) -> std::string {
-    const auto at = std::find(cli_options_.begin(), cli_options_.end(), &option);
-    if (at != cli_options_.end() && specs_[static_cast<std::size_t>(at - cli_options_.begin())].seen) return "option";
+    const Spec* s = find(option.get_single_name());
+    if (s != nullptr && s->seen) return "option";
     if (&option == verbose_option_ && option.count() > 0) return "environment (" + std::string(kVerboseVariable) + ")";
     return "default";
   };

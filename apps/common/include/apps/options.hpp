@@ -123,10 +123,9 @@ class Options {
   std::vector<Spec> specs_;
   std::vector<std::pair<std::string, std::string>> aliases_;  // old name, declared name
   std::vector<std::array<std::string, 3>> effective_;          // variable, value, source
-  // Set by parse(): the parsed options, CLI11's option of each Spec (same index) and the one PROXY_VERBOSE
-  // sets (--verbose, or a nameless option of that variable alone).
+  // Set by parse(): the parsed options and the one PROXY_VERBOSE sets (--verbose, or a nameless option of
+  // that variable alone).
   std::shared_ptr<CLI::App> app_;
-  std::vector<CLI::Option*> cli_options_;
   CLI::Option* verbose_option_ = nullptr;
 };
 
