@@ -24,11 +24,16 @@
 #                     started has ended unreaped and stayed so for 15 s, with one line, and the wrapper exits
 #                     with the ranks' status (read from /proc: the first non-zero exit code, else 128 +
 #                     the first signal). A launcher that hangs after reaping its ranks is not detected (not
-#                     seen: the deadlock leaves them unreaped). The same finalize can crash instead (SIGSEGV
-#                     in PMIx_server_finalize after an MPI_Abort, seen once in 25 loaded Open MPI suites):
-#                     when the launcher dies of a signal after the watcher saw every process it started
-#                     ended, the wrapper says so in one line and exits with the ranks' status, not 128 + the
-#                     launcher's signal. The watcher looks twice a second.
+#                     seen: the deadlock leaves them unreaped). The watcher looks twice a second.
+#                     The same finalize can crash instead (SIGSEGV in PMIx_server_finalize after an
+#                     MPI_Abort; once in 25 loaded Open MPI suites, once in 26 loaded runs of
+#                     heat2d-tasks_one_more_step_times_out; ompi#13650), often after the launcher has reaped
+#                     its ranks. The wrapper preloads a guard into the launcher (proxy-mpiexec-guard.c, beside
+#                     this file; installed under lib/proxyrt/) that writes orte_exit_status, the status mpiexec
+#                     is about to exit with, to an unlinked file as its orte_finalize begins. A launcher that
+#                     then dies of a signal: the wrapper says so in one line and exits with that status, not
+#                     128 + the signal. Without the guard's record (a copy of the wrapper away from the
+#                     guard), the status the watcher saw, if it saw every process ended.
 # MPICH (Hydra): no flags; it neither binds nor refuses oversubscription, and starts ranks in a new session.
 # Result: PROXY_MPIEXEC (the wrapper's path) and PROXY_MPI_VENDOR (openmpi, mpich or other).
 
@@ -52,6 +57,16 @@ endif()
 set(PROXY_MPIEXEC ${CMAKE_BINARY_DIR}/bin/proxy-mpiexec)
 string(JOIN " " _preflags ${MPIEXEC_PREFLAGS})
 if(PROXY_MPI_VENDOR STREQUAL "openmpi")
+  # The guard, found from the wrapper's own directory: the same relative place in the build tree and installed.
+  file(RELATIVE_PATH _guard_from_bindir ${CMAKE_INSTALL_FULL_BINDIR}
+       ${CMAKE_INSTALL_FULL_LIBDIR}/proxyrt/proxy-mpiexec-guard.so)
+  get_filename_component(_guard_dir ${CMAKE_BINARY_DIR}/bin/${_guard_from_bindir} DIRECTORY)
+  add_library(proxy-mpiexec-guard MODULE ${CMAKE_CURRENT_LIST_DIR}/proxy-mpiexec-guard.c)
+  target_link_libraries(proxy-mpiexec-guard PRIVATE ${CMAKE_DL_LIBS})
+  # Loaded into the MPI's own launcher: never built with the sanitizers (their runtime must come first).
+  set_target_properties(proxy-mpiexec-guard PROPERTIES PREFIX "" LIBRARY_OUTPUT_DIRECTORY ${_guard_dir}
+                        COMPILE_OPTIONS "" LINK_OPTIONS "")
+  install(TARGETS proxy-mpiexec-guard LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/proxyrt COMPONENT programs)
   set(_body [[
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -59,8 +74,21 @@ fi
 set -- "@MPIEXEC_EXECUTABLE@" --oversubscribe --bind-to none @_preflags@ "$@"
 # Its own session (own scheduler autogroup), as Hydra gives MPICH's ranks; signals are passed on.
 command -v setsid >/dev/null 2>&1 || exec "$@"
+# The guard (cmake/proxy-mpiexec-guard.c) writes the job's status to fd 4 as the launcher's finalize begins:
+# a file unlinked as soon as it is open, so that nothing is left behind however the wrapper ends.
+guard="$(dirname -- "$(readlink -f -- "$0" 2>/dev/null || echo "$0")")/@_guard_from_bindir@"
+if [ -r "$guard" ] && status_file=$(mktemp "${TMPDIR:-/tmp}/proxy-mpiexec.XXXXXX" 2>/dev/null); then
+  exec 4<>"$status_file"
+  rm -f "$status_file"
+else
+  guard=
+fi
 exec 3<&0  # an asynchronous command gets /dev/null as stdin: keep the caller's for rank 0
-setsid "$@" <&3 3<&- &
+if [ -n "$guard" ]; then  # (env: preloaded into the launcher, not into setsid)
+  setsid env LD_PRELOAD="$guard${LD_PRELOAD:+ $LD_PRELOAD}" PROXY_MPIEXEC_STATUS_FD=4 "$@" <&3 3<&- &
+else
+  setsid "$@" <&3 3<&- &
+fi
 launcher=$!
 for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signal; done
 # The watcher (see cmake/ProxyLauncher.cmake): it ends a launcher that outlives its processes by 15 s
@@ -102,10 +130,17 @@ done
 if [ "$status" -gt 128 ]; then  # a signal: the watcher's SIGKILL (137, it has said why), or a crash
   wait "$watcher"
   watched=$?
-  if [ "$watched" -ne 255 ]; then  # it saw the processes end: their status is the job's
-    [ "$status" -eq 137 ] ||
-      echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ died of signal $((status - 128)) after its processes had" \
-           "ended (Open MPI's launcher can crash in its finalize); exit $watched, the ranks' status" >&2
+  recorded=
+  [ -z "$guard" ] || recorded=$(cat <&4 2>/dev/null)
+  if [ "$status" -eq 137 ] && [ "$watched" -ne 255 ]; then
+    status=$watched  # the watcher ended it, having seen the processes end: their status is the job's
+  elif [ -n "$recorded" ] && [ "$recorded" != "$status" ]; then  # (equal: the job's own status, no crash)
+    echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ died of signal $((status - 128)) in its finalize, after the" \
+         "job had ended (Open MPI's launcher can crash there); exit $recorded, the job's status" >&2
+    status=$recorded
+  elif [ "$watched" -ne 255 ] && [ "$watched" -ne "$status" ]; then  # no guard: what the watcher saw
+    echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ died of signal $((status - 128)) after its processes had" \
+         "ended (Open MPI's launcher can crash in its finalize); exit $watched, the ranks' status" >&2
     status=$watched
   fi
 else

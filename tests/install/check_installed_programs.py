@@ -65,6 +65,16 @@ def check_tool_run(bindir, tool, options, driver, table_line, environment):
     return []
 
 
+def check_launcher_guard(bindir):
+    """The guard an Open MPI build's proxy-mpiexec preloads, where the installed wrapper looks for it."""
+    wrapper = (bindir / "proxy-mpiexec").read_text() if (bindir / "proxy-mpiexec").is_file() else ""
+    found = re.search(r'/([^"/]*(?:/[^"/]+)*/proxy-mpiexec-guard\.so)"', wrapper)
+    if not found:
+        return []  # not an Open MPI build: no guard
+    guard = (bindir / found.group(1)).resolve()
+    return [] if guard.is_file() else [f"proxy-mpiexec: its guard {guard} was not installed"]
+
+
 def main():
     """Install, then check each expected program."""
     args = parse_args()
@@ -86,6 +96,7 @@ def main():
     for tool, options, driver, table_line in TOOL_RUNS:
         if tool in args.names:
             problems += check_tool_run(bindir, tool, options, driver, table_line, environment)
+    problems += check_launcher_guard(bindir)
     unexpected = sorted(p.name for p in bindir.iterdir() if p.name not in args.names)
     if unexpected:
         problems.append(f"installed but not expected (add them here or give them a unique name): {unexpected}")
