@@ -6,7 +6,8 @@
 // (one reduction at the end, so that no reduction runs inside the timed loop). Only rank 0 prints.
 // BM_ProxyOverDirect takes the ratio in one run: blocks of the proxy's round trips and of the direct
 // persistent ones, alternated, so that both see the same host; its `proxy_over_direct` is the median of
-// the blocks' ratios (the figure issue 21's goal is stated in).
+// the blocks' ratios (the figure issue 21's goal is stated in); BM_ProxyOverDirectSelf the same with each rank
+// exchanging with itself (the runtime's own cost per round trip).
 // Run: mpiexec -n 2 build/bin/bench_plan_roundtrip
 #include <benchmark/benchmark.h>
 #include <mpi.h>
@@ -62,9 +63,9 @@ void BM_Direct(benchmark::State& state) {
 // them until both are done, from the calling thread.
 class PersistentExchange {
  public:
-  PersistentExchange(std::vector<char>& in, std::vector<char>& out, int tag) {
-    MPI_Recv_init(in.data(), static_cast<int>(in.size()), MPI_BYTE, peer(), tag, MPI_COMM_WORLD, &requests_[0]);
-    MPI_Send_init(out.data(), static_cast<int>(out.size()), MPI_BYTE, peer(), tag, MPI_COMM_WORLD, &requests_[1]);
+  PersistentExchange(std::vector<char>& in, std::vector<char>& out, int tag, int partner = peer()) {
+    MPI_Recv_init(in.data(), static_cast<int>(in.size()), MPI_BYTE, partner, tag, MPI_COMM_WORLD, &requests_[0]);
+    MPI_Send_init(out.data(), static_cast<int>(out.size()), MPI_BYTE, partner, tag, MPI_COMM_WORLD, &requests_[1]);
   }
   ~PersistentExchange() {
     MPI_Request_free(&requests_[0]);
@@ -127,14 +128,16 @@ void BM_Proxy(benchmark::State& state) {
 // Alternated blocks: kBlock round trips through a proxy, then kBlock direct persistent ones, one pair per
 // iteration. Each block's time is the slower rank's. A ProxyThread lives for its block only (it is built and
 // committed before the clock starts, destroyed after it stops), so that the direct block's MPI calls come
-// from the thread that owns MPI, as the thread contract asks (MPI_THREAD_SERIALIZED).
-void BM_ProxyOverDirect(benchmark::State& state) {
+// from the thread that owns MPI, as the thread contract asks (MPI_THREAD_SERIALIZED). partner: the other
+// rank, or this one (BM_ProxyOverDirectSelf: every message is there at once, so the difference is the
+// runtime's own work per start and wait, with no wait for a peer to blur it).
+void proxy_over_direct(benchmark::State& state, int partner) {
   constexpr int kBlock = 1000;
   const int bytes = static_cast<int>(state.range(0));
   std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
   const proxy::Placement placement = environment->placement(1, true);
   environment->topology().bind_this_thread(placement.compute_cores.front());
-  PersistentExchange exchange(in, out, 1);  // its own tag: the proxy's communicator is a duplicate anyway
+  PersistentExchange exchange(in, out, 1, partner);  // its own tag: the proxy's communicator is a duplicate anyway
   std::vector<double> times;  // per pair: the proxy block's seconds, then the direct block's
   times.reserve(2 * static_cast<std::size_t>(state.max_iterations));
   std::string strategy;
@@ -142,7 +145,7 @@ void BM_ProxyOverDirect(benchmark::State& state) {
     {
       proxy::ProxyThread proxy(MPI_COMM_WORLD, placement);
       proxy::PlanSpec spec("halo");
-      spec.recv(peer(), 0, in.data(), bytes, MPI_BYTE).send(peer(), 0, out.data(), bytes, MPI_BYTE);
+      spec.recv(partner, 0, in.data(), bytes, MPI_BYTE).send(partner, 0, out.data(), bytes, MPI_BYTE);
       proxy::Plan plan = proxy.commit(spec);
       strategy = to_string(proxy.progress_strategy());
       proxy.call([&] { MPI_Barrier(proxy.comm()); });
@@ -171,8 +174,12 @@ void BM_ProxyOverDirect(benchmark::State& state) {
   state.counters["proxy_ns"] = median(proxy_ns);
   state.counters["direct_ns"] = median(direct_ns);
   state.SetLabel("medians over " + std::to_string(ratios.size()) + " alternated blocks of " + std::to_string(kBlock) +
-                 " round trips: the proxy (" + strategy + " progress) / direct persistent, same core");
+                 (partner == peer() ? " round trips" : " exchanges with itself") + ": the proxy (" + strategy +
+                 " progress) / direct persistent, same core");
 }
+
+void BM_ProxyOverDirect(benchmark::State& state) { proxy_over_direct(state, peer()); }
+void BM_ProxyOverDirectSelf(benchmark::State& state) { proxy_over_direct(state, environment->rank()); }
 
 }  // namespace
 
@@ -180,6 +187,7 @@ BENCHMARK(BM_Direct)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kItera
 BENCHMARK(BM_DirectPersistent)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterations)->UseRealTime();
 BENCHMARK(BM_Proxy)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(kIterations)->UseRealTime();
 BENCHMARK(BM_ProxyOverDirect)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iterations(50)->UseRealTime();
+BENCHMARK(BM_ProxyOverDirectSelf)->ArgName("bytes")->Arg(8)->Iterations(50)->UseRealTime();
 
 int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
