@@ -23,8 +23,7 @@
 #                     fixed one such interlock in 2018). A watcher ends the launcher once every process it
 #                     started has ended unreaped and stayed so for 15 s, with one line, and the wrapper exits
 #                     with the ranks' status (read from /proc: the first non-zero exit code, else 128 +
-#                     the first signal). A launcher that hangs after reaping its ranks is not detected (not
-#                     seen: the deadlock leaves them unreaped). The watcher looks twice a second.
+#                     the first signal). The watcher looks twice a second.
 #                     The same finalize can crash instead (SIGSEGV in PMIx_server_finalize after an
 #                     MPI_Abort; once in 25 loaded Open MPI suites, once in 26 loaded runs of
 #                     heat2d-tasks_one_more_step_times_out; ompi#13650), often after the launcher has reaped
@@ -32,8 +31,11 @@
 #                     this file; installed under lib/proxyrt/) that writes orte_exit_status, the status mpiexec
 #                     is about to exit with, to an unlinked file as its orte_finalize begins. A launcher that
 #                     then dies of a signal: the wrapper says so in one line and exits with that status, not
-#                     128 + the signal. Without the guard's record (a copy of the wrapper away from the
-#                     guard), the status the watcher saw, if it saw every process ended.
+#                     128 + the signal. A launcher that hangs after reaping its ranks (not seen: the deadlock
+#                     leaves them unreaped) is ended 15 s after the guard's record, with one line and that
+#                     status. Without the guard's record (a copy of the wrapper away from the guard), the
+#                     status the watcher saw, if it saw every process ended; a hang after reaping is then
+#                     not detected.
 # MPICH (Hydra): no flags; it neither binds nor refuses oversubscription, and starts ranks in a new session.
 # Result: PROXY_MPIEXEC (the wrapper's path) and PROXY_MPI_VENDOR (openmpi, mpich or other).
 
@@ -91,9 +93,10 @@ else
 fi
 launcher=$!
 for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signal; done
-# The watcher (see cmake/ProxyLauncher.cmake): it ends a launcher that outlives its processes by 15 s
-# (SIGKILL) and exits with their status; once the launcher is gone without its help, it exits with the
-# status of its processes if it saw them all ended, else 255.
+# The watcher (see cmake/ProxyLauncher.cmake): it ends a launcher that outlives its processes, or the start
+# of its finalize once it has reaped them, by 15 s (SIGKILL) and exits with their status, or the status the
+# guard recorded; once the launcher is gone without its help, it exits with the status of its processes if
+# it saw them all ended, else 255.
 (
   grace=15 idle=0 seen=255
   while sleep 0.5 </dev/null >/dev/null 2>&1; do  # (sleep holds no pipe of the caller open)
@@ -110,7 +113,19 @@ for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signa
       [ "$signalled" -eq 0 ] && [ $(($1 & 127)) -ne 0 ] && signalled=$((128 + ($1 & 127)))
     done
     if [ "$alive" -eq 1 ]; then idle=0 seen=255; continue; fi
-    if [ "$ended" -eq 0 ]; then idle=0; continue; fi  # none yet, or reaped: what was seen stands
+    if [ "$ended" -eq 0 ]; then  # none yet, or reaped: what was seen stands, unless the finalize has begun
+      # (through /dev/fd: a file description of its own, so the wrapper's read below still starts at 0)
+      recorded=
+      [ -z "$guard" ] || read -r recorded 2>/dev/null </dev/fd/4 || recorded=
+      case "$recorded" in ''|*[!0-9]*) idle=0; continue ;; esac
+      idle=$((idle + 1))
+      [ "$idle" -ge $((2 * grace)) ] || continue
+      echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ did not exit within $grace s of its finalize's start, after" \
+           "the job had ended (Open MPI's launcher can deadlock in its finalize): ended it; exit $recorded, the" \
+           "job's status" >&2
+      kill -KILL "$launcher" 2>/dev/null
+      exit "$recorded"
+    fi
     [ "$code" -eq 0 ] && code=$signalled
     seen=$code
     idle=$((idle + 1))

@@ -3,7 +3,9 @@
  * begins its own orte_finalize, the job is over and orte_exit_status holds the status mpiexec is about to exit
  * with; the guard writes it there, then runs the real orte_finalize. That finalize can crash (SIGSEGV in
  * PMIx_server_finalize after an MPI_Abort, ompi#13650) after the launcher has reaped its ranks, so that
- * nothing else knows their status any more: the wrapper then exits with the status written here.
+ * nothing else knows their status any more: the wrapper then exits with the status written here. It can hang
+ * there too; the write is what tells the wrapper's watcher that the job has ended, and it ends a launcher
+ * still running 15 s later with this status.
  *
  * The guard is loaded into the launcher only: it takes itself and the variable out of the environment and
  * closes the descriptor on exec, so that the ranks the launcher starts inherit none of them. Nothing is
