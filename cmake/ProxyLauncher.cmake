@@ -113,25 +113,20 @@ for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signa
       [ "$signalled" -eq 0 ] && [ $(($1 & 127)) -ne 0 ] && signalled=$((128 + ($1 & 127)))
     done
     if [ "$alive" -eq 1 ]; then idle=0 seen=255; continue; fi
-    if [ "$ended" -eq 0 ]; then  # none yet, or reaped: what was seen stands, unless the finalize has begun
+    if [ "$ended" -gt 0 ]; then
+      [ "$code" -eq 0 ] && code=$signalled
+      seen=$code since="of its $ended processes' end" whose="the ranks' status"
+    else  # none yet, or reaped: what was seen stands, unless the guard has recorded the finalize's start
       # (through /dev/fd: a file description of its own, so the wrapper's read below still starts at 0)
-      recorded=
-      [ -z "$guard" ] || read -r recorded 2>/dev/null </dev/fd/4 || recorded=
-      case "$recorded" in ''|*[!0-9]*) idle=0; continue ;; esac
-      idle=$((idle + 1))
-      [ "$idle" -ge $((2 * grace)) ] || continue
-      echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ did not exit within $grace s of its finalize's start, after" \
-           "the job had ended (Open MPI's launcher can deadlock in its finalize): ended it; exit $recorded, the" \
-           "job's status" >&2
-      kill -KILL "$launcher" 2>/dev/null
-      exit "$recorded"
+      code=
+      [ -z "$guard" ] || read -r code 2>/dev/null </dev/fd/4 || code=
+      case "$code" in ''|*[!0-9]*) idle=0; continue ;; esac
+      since="of its finalize's start, after the job had ended" whose="the job's status"
     fi
-    [ "$code" -eq 0 ] && code=$signalled
-    seen=$code
     idle=$((idle + 1))
     [ "$idle" -ge $((2 * grace)) ] || continue
-    echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ did not exit within $grace s of its $ended processes'" \
-         "end (Open MPI's launcher can deadlock in its finalize): ended it; exit $code, the ranks' status" >&2
+    echo "proxy-mpiexec: error: @MPIEXEC_EXECUTABLE@ did not exit within $grace s $since (Open MPI's launcher" \
+         "can deadlock in its finalize): ended it; exit $code, $whose" >&2
     kill -KILL "$launcher" 2>/dev/null
     exit "$code"
   done
