@@ -24,6 +24,7 @@ BUILT = {
     "cg3d": ("cg3d", True),
     "heat2d": ("heat2d", True),
     "heat2d-tasks": ("heat2d-tasks", True),
+    "heat2d-plain": ("heat2d-plain", True),
     "proxy-info": ("proxy-info", True),
     "calibrate": ("calibrate", True),
     "overlap": ("overlap", True),
