@@ -79,6 +79,24 @@ TEST(ProgressStrategy, AutoIsDedicatedOnlyWithACoreNobodyElseUses) {
             ProgressStrategy::cooperative);
 }
 
+// Issue 21: auto keeps a core for the proxy only where it can pay for it (Environment::placement asks).
+TEST(ProgressStrategy, AutoKeepsAProxyCoreOnlyWhereItCanPay) {
+  // A world of one rank: no peer, nothing to hide, whatever the cores.
+  for (int cores : {2, 4, 16}) EXPECT_FALSE(proxy::auto_keeps_a_proxy_core(unbound(cores, 1, 0, 0), 1)) << cores;
+  // Ranks of 2 and 3 cores (8 ranks on 16, 5 on 16): the proxy's core would cost the compute 2x or 1.5x.
+  EXPECT_FALSE(proxy::auto_keeps_a_proxy_core(unbound(16, 8, 3, 0), 8));
+  EXPECT_FALSE(proxy::auto_keeps_a_proxy_core(unbound(15, 5, 0, 0), 5));
+  EXPECT_EQ(unbound(15, 5, 0, 0).cores.size(), 3u);
+  // From kCoresForAProxyCore cores on, with a peer: kept.
+  EXPECT_EQ(proxy::kCoresForAProxyCore, 4);
+  EXPECT_TRUE(proxy::auto_keeps_a_proxy_core(unbound(16, 4, 1, 0), 4));
+  EXPECT_TRUE(proxy::auto_keeps_a_proxy_core(unbound(16, 1, 0, 0), 2));  // one rank per node, 2 nodes
+  // Never a core that choose_progress would not make dedicated: compute that does not fit beside it, or a
+  // proxy core shared with another rank.
+  EXPECT_FALSE(proxy::auto_keeps_a_proxy_core(unbound(4, 1, 0, 4), 2));
+  EXPECT_FALSE(proxy::auto_keeps_a_proxy_core(unbound(4, 8, 0, 0), 8));
+}
+
 TEST(ProgressStrategy, AnExplicitChoiceWins) {
   EXPECT_EQ(proxy::choose_progress(ProgressStrategy::dedicated, unbound(2, 2, 0, 0)), ProgressStrategy::dedicated);
   EXPECT_EQ(proxy::choose_progress(ProgressStrategy::cooperative, unbound(2, 1, 0, 0)), ProgressStrategy::cooperative);

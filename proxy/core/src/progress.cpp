@@ -62,4 +62,9 @@ ProgressStrategy choose_progress(ProgressStrategy requested, const Placement& pl
                                                                                      : ProgressStrategy::cooperative;
 }
 
+bool auto_keeps_a_proxy_core(const Placement& with_core, int world_size) noexcept {
+  return world_size > 1 && static_cast<int>(with_core.cores.size()) >= kCoresForAProxyCore &&
+         choose_progress(ProgressStrategy::automatic, with_core) == ProgressStrategy::dedicated;
+}
+
 }  // namespace proxy

@@ -54,7 +54,10 @@ class Environment {
 
   // This rank's share of its host (see placement.hpp), from the bindings read at construction; every rank
   // on the host must ask for the same threads and with_proxy. threads = 0: one compute thread per compute
-  // core. When its proxy must share a core, world rank 0 prints a one-line notice (once).
+  // core. When its proxy must share a core, world rank 0 prints a one-line notice (once). Under
+  // PROXY_PROGRESS=auto and threads = 0 a core is kept for the proxy only where it can pay for itself
+  // (auto_keeps_a_proxy_core: a world of more than one rank, at least kCoresForAProxyCore cores); else
+  // with_proxy is dropped, every core computes and the proxy is cooperative.
   Placement placement(int threads, bool with_proxy) const;
   // Sizes the calling thread's OpenMP teams to placement.threads (omp_set_num_threads: a parallel region
   // without num_threads gets the placement's count, not one thread per core the process may use) and binds

@@ -32,4 +32,17 @@ bool needs_a_core(ProgressStrategy strategy) noexcept;
 // threads double up on the other cores costs more than it hides).
 ProgressStrategy choose_progress(ProgressStrategy requested, const Placement& placement) noexcept;
 
+// The fewest cores a rank must own before `auto` keeps one of them for the proxy.
+inline constexpr int kCoresForAProxyCore = 4;
+
+// Whether `auto` keeps the core that `with_core` (a placement that reserves one) gives the proxy, in a
+// world of world_size ranks. A core kept for the proxy costs the compute p/(p - 1) on a rank of p cores
+// (the ideal-proxy model, T_p = (T_s - C_t) p/(p - 1)): it pays only for hidden communication C_t above
+// T_s/p. So no: with no peer (world_size 1, C_t = 0), or with fewer than kCoresForAProxyCore cores (C_t
+// would have to pass a third or half of T_s; measured: bench/RESULTS.md, "The README's recipe against plain
+// MPI+OpenMP"), or when choose_progress would not pick dedicated anyway. Environment::placement asks it
+// when the compute threads are its to size (threads 0): an explicit count that leaves a core spare leaves it
+// to the proxy.
+bool auto_keeps_a_proxy_core(const Placement& with_core, int world_size) noexcept;
+
 }  // namespace proxy
