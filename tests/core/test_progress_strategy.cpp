@@ -83,7 +83,7 @@ TEST(ProgressStrategy, AutoIsDedicatedOnlyWithACoreNobodyElseUses) {
 TEST(ProgressStrategy, AutoKeepsAProxyCoreOnlyWhereItCanPay) {
   // A world of one rank: no peer, nothing to hide, whatever the cores.
   for (int cores : {2, 4, 16}) EXPECT_FALSE(proxy::auto_keeps_a_proxy_core(unbound(cores, 1, 0, 0), 1)) << cores;
-  // Ranks of 2 and 3 cores (8 ranks on 16, 5 on 16): the proxy's core would cost the compute 2x or 1.5x.
+  // Ranks of 2 and 3 cores (8 ranks on 16 cores, 5 on 15): the proxy's core would cost the compute 2x or 1.5x.
   EXPECT_FALSE(proxy::auto_keeps_a_proxy_core(unbound(16, 8, 3, 0), 8));
   EXPECT_FALSE(proxy::auto_keeps_a_proxy_core(unbound(15, 5, 0, 0), 5));
   EXPECT_EQ(unbound(15, 5, 0, 0).cores.size(), 3u);

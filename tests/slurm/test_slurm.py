@@ -162,14 +162,15 @@ class TestSlurm(unittest.TestCase):
     @unittest.skipUnless(built(SUMMA), "summa is not built")
     def test_compare_panels_builds_each_modes_geometry(self):
         """compare-panels inside `salloc -n 2`: sync/async on 2 tasks x 1 CPU, mt/proxy on 1 task x 2 CPUs,
-        verified; more single-tier ranks than the allocation's CPUs is refused before any run."""
+        verified (proxy with 2 compute threads: a world of one rank keeps no proxy core under auto); more
+        single-tier ranks than the allocation's CPUs is refused before any run."""
         output = self.dir / "panels.json"
         done = run(["salloc", "-n", "2", "--time=5", COMPARE_PANELS, "--driver", SUMMA.resolve(), "--size", "128",
                     "--panels", "32", "--single-tier-ranks", "2", "--reps", "1", "--verify", "--output", output],
                    env=self.env, timeout=TIMEOUT)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual([(r["mode"], r["ranks"], r["threads_per_rank"], r["verified"]) for r in read_jsonl(output)],
-                         [("sync", 2, 1, True), ("async", 2, 1, True), ("mt", 1, 2, True), ("proxy", 1, 1, True)])
+                         [("sync", 2, 1, True), ("async", 2, 1, True), ("mt", 1, 2, True), ("proxy", 1, 2, True)])
         ranks = os.cpu_count() + 1
         self.assert_allocation_refused(
             "compare-panels", ["salloc", "-n", "2", "--time=5", COMPARE_PANELS, "--driver", SUMMA.resolve(), "--size",

@@ -11,8 +11,8 @@
 
 #include "environment_setup.hpp"
 #include "proxy/config.hpp"
-#include "proxy/progress.hpp"
 #include "proxy/error.hpp"
+#include "proxy/progress.hpp"
 
 namespace proxy {
 
