@@ -98,11 +98,10 @@ Placement Environment::placement(int threads, bool with_proxy) const {
   // Under auto, with one compute thread per compute core asked (threads 0), a core the proxy cannot pay for
   // computes instead (auto_keeps_a_proxy_core). A count asked explicitly leaves the spare core to the proxy
   // (it would idle otherwise); a proxy core that is shared anyway stays in the line, which says with whom.
-  if (with_proxy && threads == 0 && Config::from_env().progress == ProgressStrategy::automatic) {
-    const Placement with_core = place_on_host(host_, host_rank_, threads, true);
-    if (with_core.proxy_core_dedicated && !auto_keeps_a_proxy_core(with_core, size_)) with_proxy = false;
-  }
   Placement p = place_on_host(host_, host_rank_, threads, with_proxy);
+  if (with_proxy && threads == 0 && Config::from_env().progress == ProgressStrategy::automatic &&
+      p.proxy_core_dedicated && !auto_keeps_a_proxy_core(p, size_))
+    p = place_on_host(host_, host_rank_, threads, false);
   // Said once per job (by world rank 0, which shares the machine with the others in this situation).
   if (p.shared_proxy && rank_ == 0 && !shared_proxy_noticed_.exchange(true)) {
     std::fprintf(stderr, "proxy: notice: the proxy shares a core with compute work (shared mode): rank 0's proxy "
