@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     const int rank = env.rank(), size = env.size();
     heat2d::Slab slab(problem, rank, size);
     const int rows = slab.rows(), nx = problem.nx;
-    const int up = rank > 0 ? rank - 1 : MPI_PROC_NULL, down = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+    const int up = slab.above(), down = slab.below();
 
     // Every core of the rank computes (mt mode's placement: one thread per core, no proxy core).
     const proxy::Placement placement = proxy::harness::placement_for(env, proxy::harness::Mode::mt, 0);

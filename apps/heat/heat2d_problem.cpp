@@ -71,7 +71,7 @@ void Slab::update(int buffer, int lo, int hi) {
 }
 
 void Slab::commit_halo(proxy::ProxyThread& proxy, proxy::Plan (&halo)[2]) {
-  const int up = rank_ > 0 ? rank_ - 1 : MPI_PROC_NULL, down = rank_ < ranks_ - 1 ? rank_ + 1 : MPI_PROC_NULL;
+  const int up = above(), down = below();
   for (int b = 0; b < 2; ++b) {
     proxy::PlanSpec spec("halo-" + std::to_string(b));
     spec.send(up, 0, row(b, 1), nx_, MPI_DOUBLE).recv(down, 0, row(b, rows_ + 1), nx_, MPI_DOUBLE);

@@ -46,6 +46,9 @@ class Slab {
   Slab(const Problem& problem, int rank, int ranks);
 
   int rows() const { return rows_; }
+  // The neighbour ranks that own the rows above and below (MPI_PROC_NULL at the global boundary).
+  int above() const { return rank_ > 0 ? rank_ - 1 : MPI_PROC_NULL; }
+  int below() const { return rank_ < ranks_ - 1 ? rank_ + 1 : MPI_PROC_NULL; }
   double* row(int buffer, int r) { return u_[buffer].data() + static_cast<std::size_t>(r) * nx_; }
   // The global boundary rows keep their values.
   bool fixed(int r) const { return first_row_ + r - 1 == 0 || first_row_ + r - 1 == ny_ - 1; }
