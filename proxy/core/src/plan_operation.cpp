@@ -134,7 +134,9 @@ void PlanOperation::release_when_idle() noexcept {
 
 void PlanOperation::set_in_flight(bool in_flight) noexcept {
   in_flight_ = in_flight;
-  if (!in_flight_) leave_queues();  // an epoch that failed or was cancelled with collectives still held
+  // An epoch that failed or was cancelled with collectives still held leaves their queues (only collectives
+  // join one: a plan of transfers skips the walk over its slots on every completion).
+  if (!in_flight_ && collective_count_ > 0) leave_queues();
   if (!in_flight_ && release_requested_) release();
 }
 

@@ -76,6 +76,7 @@ ProgressLoop::Pass ProgressLoop::pass(Command* first) {
 std::size_t ProgressLoop::drain() {
   std::size_t drained = 0;
   const std::size_t waiting = channel_.queue.size_approx();
+  if (waiting == 0) return 0;  // most passes: nothing queued, no cell to read
   if (waiting > channel_.queue_high_water.load(std::memory_order_relaxed))
     channel_.queue_high_water.store(waiting, std::memory_order_relaxed);
   Command command;
