@@ -55,6 +55,7 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     }
     slot->parts = t.parts;
     if (!t.parts.empty()) start_all_at_once_ = false;
+    if (t.unpack) has_unpack_ = true;
     slots_.push_back(std::move(slot));
     requests_.push_back(request);
   }
@@ -145,7 +146,7 @@ void PlanOperation::start(std::uint64_t epoch) {
   epoch_ = epoch;
   pending_ = 0;
   held_ = 0;
-  if (start_all_at_once_ && queues_empty()) {
+  if (start_all_at_once_ && (collective_count_ == 0 || queues_empty())) {
     for (auto& slot : slots_) {
       slot->done.store(false, std::memory_order_relaxed);
       if (slot->transfer.pack) slot->transfer.pack(slot->staging.data());
@@ -287,8 +288,9 @@ bool PlanOperation::progress() {
     if (pending_ > 0) return false;
   }
   if (held_ > 0) return false;
-  for (auto& slot : slots_)
-    if (slot->transfer.unpack) slot->transfer.unpack(slot->staging.data());
+  if (has_unpack_)
+    for (auto& slot : slots_)
+      if (slot->transfer.unpack) slot->transfer.unpack(slot->staging.data());
   return true;
 }
 

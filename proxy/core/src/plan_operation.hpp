@@ -112,6 +112,7 @@ class PlanOperation final : public Operation {
   int held_ = 0;      // waiting for their parts
   bool start_all_at_once_ = true;  // every request persistent, none waits for parts or contributions: one MPI_Startall
   std::size_t collective_count_ = 0;
+  bool has_unpack_ = false;  // a transfer unpacks its staging buffer at completion
   PartReadiness readiness_;
   bool released_ = false;
   bool in_flight_ = false;

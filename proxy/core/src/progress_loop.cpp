@@ -117,7 +117,8 @@ void ProgressLoop::start(Command& command) {
   if (entry.plan != nullptr) entry.plan->set_in_flight(true);
   // The first unattended operation started by another thread (a cooperative step) wakes the proxy thread
   // sleeping its backstop interval: from now on it polls (progress_cooperative.cpp).
-  if (entry.operation->unattended() && channel_.unattended.fetch_add(1, std::memory_order_relaxed) == 0 &&
+  entry.unattended = entry.operation->unattended();
+  if (entry.unattended && channel_.unattended.fetch_add(1, std::memory_order_relaxed) == 0 &&
       std::this_thread::get_id() != channel_.proxy_thread.load(std::memory_order_relaxed))
     channel_.doorbell.ring();
   active_.push_back(std::move(entry));
@@ -145,7 +146,7 @@ void ProgressLoop::progress() {
     }
     if (done) {
       leave_active_set(entry);
-      active_[i] = std::move(active_.back());
+      if (i + 1 < active_.size()) active_[i] = std::move(active_.back());
       active_.pop_back();
     } else {
       ++i;
@@ -177,7 +178,7 @@ void ProgressLoop::fail(const ActiveOperation& entry, std::exception_ptr error) 
 
 void ProgressLoop::leave_active_set(const ActiveOperation& entry) {
   if (entry.plan != nullptr) entry.plan->set_in_flight(false);  // frees the plan if its last handle went
-  if (entry.operation->unattended()) channel_.unattended.fetch_sub(1, std::memory_order_relaxed);
+  if (entry.unattended) channel_.unattended.fetch_sub(1, std::memory_order_relaxed);
 }
 
 bool ProgressLoop::shut_down() {

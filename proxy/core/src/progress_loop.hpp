@@ -121,6 +121,7 @@ class ProgressLoop {
     PlanOperation* plan = nullptr;
     std::uint64_t epoch = 0;
     std::uint64_t started_at = 0;  // ticks
+    bool unattended = false;       // the operation's unattended(), asked once at its start
   };
 
   std::size_t drain();                    // pop every queued command and act on it
