@@ -180,6 +180,44 @@ TEST(Plan, TestIsFalseBeforeCompletionAndWaitIsImmediateAfter) {
   }
 }
 
+// A timeout lists what is still outstanding in the epoch waited on: a send that completed in it is not
+// listed (its slot is stamped with the epoch), whatever earlier epochs did. Each rank sends tag 8 to the
+// right and receives tag 9 from the left; in epoch 3 tag 9 comes only after every rank's timed-out wait.
+TEST(Plan, ATimeoutListsOnlyWhatIsOutstandingInItsEpoch) {
+  proxy::ProxyThread proxy;
+  const int rank = proxy.rank(), size = proxy.size();
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  int out = rank, half_in = -1, caught = -1, late_out = rank;
+  proxy::PlanSpec half_spec("half"), catch_spec("catch"), late_spec("late");
+  half_spec.send(right, 8, &out, 1, MPI_INT).recv(left, 9, &half_in, 1, MPI_INT);
+  catch_spec.recv(left, 8, &caught, 1, MPI_INT);
+  late_spec.send(right, 9, &late_out, 1, MPI_INT);
+  const proxy::Plan half = proxy.commit(half_spec), catcher = proxy.commit(catch_spec), late = proxy.commit(late_spec);
+  for (int epoch = 1; epoch <= 3; ++epoch) {
+    const proxy::Ticket ticket = proxy.start(half);
+    proxy.wait(proxy.start(catcher));
+    EXPECT_EQ(caught, left);
+    if (epoch == 3) {
+      // Every rank's catch has completed: every tag-8 send has been received, so only the receive is left.
+      proxy.call([&] { MPI_Barrier(proxy.comm()); });
+      try {
+        proxy.wait(ticket, std::chrono::milliseconds(500));  // the failure is the point
+        ADD_FAILURE() << "epoch 3 completed without its tag-9 message";
+      } catch (const proxy::TimeoutError& e) {
+        EXPECT_EQ(std::string(e.what()), "plan 'half' epoch 3, peer rank " + std::to_string(left) +
+                                             ": wait timed out after 0.5 s on rank " + std::to_string(rank) +
+                                             "; outstanding: recv from rank " + std::to_string(left) +
+                                             " tag 9 (4 bytes)");
+      }
+      proxy.call([&] { MPI_Barrier(proxy.comm()); });  // every rank has timed out before tag 9 goes
+    }
+    proxy.wait(proxy.start(late));
+    proxy.wait(ticket);
+    EXPECT_EQ(half_in, left) << "epoch " << epoch;
+    half_in = -1;
+  }
+}
+
 TEST(Plan, CommitRefusesAPeerOutsideTheCommunicatorNamingIt) {
   proxy::ProxyThread proxy;
   int x = 0;

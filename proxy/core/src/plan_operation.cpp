@@ -56,6 +56,7 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     slot->parts = t.parts;
     if (!t.parts.empty()) start_all_at_once_ = false;
     if (t.unpack) has_unpack_ = true;
+    if (t.pack) has_pack_ = true;
     slots_.push_back(std::move(slot));
     requests_.push_back(request);
   }
@@ -133,12 +134,11 @@ void PlanOperation::release_when_idle() noexcept {
     release();
 }
 
-void PlanOperation::set_in_flight(bool in_flight) noexcept {
-  in_flight_ = in_flight;
+void PlanOperation::left_flight() noexcept {
   // An epoch that failed or was cancelled with collectives still held leaves their queues (only collectives
   // join one: a plan of transfers skips the walk over its slots on every completion).
-  if (!in_flight_ && collective_count_ > 0) leave_queues();
-  if (!in_flight_ && release_requested_) release();
+  if (collective_count_ > 0) leave_queues();
+  if (release_requested_) release();
 }
 
 void PlanOperation::start(std::uint64_t epoch) {
@@ -147,10 +147,10 @@ void PlanOperation::start(std::uint64_t epoch) {
   pending_ = 0;
   held_ = 0;
   if (start_all_at_once_ && (collective_count_ == 0 || queues_empty())) {
-    for (auto& slot : slots_) {
-      slot->done.store(false, std::memory_order_relaxed);
-      if (slot->transfer.pack) slot->transfer.pack(slot->staging.data());
-    }
+    // Nothing to reset: a slot is done in this epoch once stamped with it (done_in).
+    if (has_pack_)
+      for (auto& slot : slots_)
+        if (slot->transfer.pack) slot->transfer.pack(slot->staging.data());
     pending_ = static_cast<int>(slots_.size());
     if (pending_ == 0) return;
     const int code = MPI_Startall(static_cast<int>(requests_.size()), requests_.data());
@@ -163,7 +163,6 @@ void PlanOperation::start(std::uint64_t epoch) {
   try {
     for (std::size_t i = 0; i < slots_.size(); ++i) {
       Slot& slot = *slots_[i];
-      slot.done.store(false, std::memory_order_relaxed);
       const bool waits_for_parts = !slot.parts.empty() && !readiness_.all_ready(slot.parts, epoch);
       if (waits_for_parts || (slot.queue != nullptr && !slot.queue->empty())) {
         if (slot.queue != nullptr) slot.queue->push(&slot);
@@ -281,9 +280,12 @@ bool PlanOperation::progress() {
     if (completed == MPI_UNDEFINED) {
       pending_ = 0;
     } else {
-      for (int j = 0; j < completed; ++j)
-        slots_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(j)])]->done.store(true, std::memory_order_relaxed);
       pending_ -= completed;
+      // Stamped one by one only while the epoch goes on; its completion is published for all its slots.
+      if (pending_ > 0 || held_ > 0)
+        for (int j = 0; j < completed; ++j)
+          slots_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(j)])]->done_epoch.store(
+              epoch_, std::memory_order_relaxed);
     }
     if (pending_ > 0) return false;
   }
@@ -299,7 +301,7 @@ void PlanOperation::test_one_by_one() {
   // never reports others, so plans with collective elements test each outstanding request on its own.
   for (std::size_t i = 0; i < slots_.size() && pending_ > 0; ++i) {
     Slot& slot = *slots_[i];
-    if (slot.done.load(std::memory_order_relaxed) || slot.held.load(std::memory_order_relaxed)) continue;
+    if (done_in(slot, epoch_) || slot.held.load(std::memory_order_relaxed)) continue;
     int flag = 0;
     MPI_Status status;
     const int code = MPI_Test(&requests_[i], &flag, &status);
@@ -307,7 +309,7 @@ void PlanOperation::test_one_by_one() {
       throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
                       describe_slot(slot) + " failed: " + mpi_error_string(code));
     if (!flag) continue;
-    slot.done.store(true, std::memory_order_relaxed);
+    slot.done_epoch.store(epoch_, std::memory_order_relaxed);
     --pending_;
   }
 }
@@ -316,7 +318,7 @@ void PlanOperation::cancel() noexcept {
   // Collectives cannot be cancelled (MPI forbids it); held transfers were never started.
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     const Slot& slot = *slots_[i];
-    if (!slot.done.load(std::memory_order_relaxed) && !slot.collective && !slot.held.load(std::memory_order_relaxed) &&
+    if (!done_in(slot, epoch_) && !slot.collective && !slot.held.load(std::memory_order_relaxed) &&
         requests_[i] != MPI_REQUEST_NULL)
       MPI_Cancel(&requests_[i]);
   }
@@ -324,7 +326,7 @@ void PlanOperation::cancel() noexcept {
 
 bool PlanOperation::cancellable() const noexcept {
   for (const auto& slot : slots_)
-    if (slot->collective && !slot->done.load(std::memory_order_relaxed) && !slot->held.load(std::memory_order_relaxed))
+    if (slot->collective && !done_in(*slot, epoch_) && !slot->held.load(std::memory_order_relaxed))
       return false;
   return true;
 }
@@ -332,8 +334,9 @@ bool PlanOperation::cancellable() const noexcept {
 std::string PlanOperation::describe_outstanding() const {
   std::string text;
   int listed = 0;
+  const std::uint64_t epoch = started_epoch();
   for (const auto& slot : slots_) {
-    if (slot->done.load(std::memory_order_relaxed)) continue;
+    if (done_in(*slot, epoch)) continue;
     if (++listed > 16) {
       text += "; ...";
       break;
@@ -356,9 +359,10 @@ std::string PlanOperation::describe_slot(const Slot& slot) const {
 
 int PlanOperation::outstanding_peer() const noexcept {
   // Receives first: a missing receive is what a waiter is usually stuck on.
+  const std::uint64_t epoch = started_epoch();
   for (const auto direction : {Transfer::Direction::recv, Transfer::Direction::send})
     for (const auto& slot : slots_)
-      if (!slot->collective && slot->transfer.direction == direction && !slot->done.load(std::memory_order_relaxed))
+      if (!slot->collective && slot->transfer.direction == direction && !done_in(*slot, epoch))
         return slot->transfer.peer;
   return -1;
 }

@@ -27,15 +27,14 @@ namespace proxy {
 // a part outside the declared parts). Collective elements are checked on the proxy thread (validate_collectives).
 void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound);
 
-// Per-plan timings, written by the proxy thread only and read (relaxed) by ProxyThread::statistics().
+// Per-plan timings when Config::timings asks, written by the proxy thread only and read (relaxed) by
+// ProxyThread::statistics(). The count of epochs is the plan's completed epoch (epochs are numbered 1, 2, ...).
 struct PlanTimings {
-  std::atomic<std::uint64_t> epochs{0};
   std::atomic<std::uint64_t> total_ticks{0};  // the loop's clock (detail/timer.hpp)
   std::atomic<std::uint64_t> max_ticks{0};
 
-  // The loop's runner: one epoch took `ticks` from its start to its completion (0 when not timed).
+  // The loop's runner: one epoch took `ticks` from its start to its completion.
   void record(std::uint64_t ticks) noexcept {
-    epochs.store(epochs.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     total_ticks.store(total_ticks.load(std::memory_order_relaxed) + ticks, std::memory_order_relaxed);
     if (ticks > max_ticks.load(std::memory_order_relaxed)) max_ticks.store(ticks, std::memory_order_relaxed);
   }
@@ -73,7 +72,10 @@ class PlanOperation final : public Operation {
   // active set (an active persistent request must not be freed under MPI_Testsome).
   void release_when_idle() noexcept;
   // Proxy thread: an epoch entered / left the active set.
-  void set_in_flight(bool in_flight) noexcept;
+  void set_in_flight(bool in_flight) noexcept {
+    in_flight_ = in_flight;
+    if (!in_flight && (collective_count_ > 0 || release_requested_)) left_flight();
+  }
   // Proxy thread, at shutdown or on release: frees the persistent requests; later starts fail.
   void release() noexcept;
 
@@ -83,7 +85,9 @@ class PlanOperation final : public Operation {
     std::vector<std::byte> staging;  // packed transfers; a hierarchical element's thread-level result
     std::byte* reduced = nullptr;    // where that result goes: staging, or an allreduce's own result buffer
     std::uint64_t bytes = 0;
-    std::atomic<bool> done{false};   // read by waiters for timeout reports
+    // The last epoch this slot completed in, read by waiters for timeout reports (done_in). Stamped one by
+    // one only while others are outstanding: an epoch that completes at once is published as a whole.
+    std::atomic<std::uint64_t> done_epoch{0};
     std::optional<CollectiveElement> collective;
     MPI_Comm collective_comm = MPI_COMM_NULL;
     CollectiveQueue* queue = nullptr;  // the order of the collectives on collective_comm (communicator_cache.hpp)
@@ -98,6 +102,11 @@ class PlanOperation final : public Operation {
   bool queues_empty() const noexcept;  // no collective of this or another plan waits on our communicators
   void leave_queues() noexcept;        // this epoch's held collectives will not start (failed, cancelled)
   void test_one_by_one();              // MPI_Test each outstanding request (plans with collectives)
+  void left_flight() noexcept;         // set_in_flight(false) with collectives, or a release waiting
+  // Whether `slot` has completed in `epoch` (any thread): stamped, or the whole epoch is published.
+  bool done_in(const Slot& slot, std::uint64_t epoch) const noexcept {
+    return slot.done_epoch.load(std::memory_order_relaxed) == epoch || completed_epoch() >= epoch;
+  }
   std::string describe_slot(const Slot& slot) const;
   MPI_Comm comm_;
   std::uint64_t proxy_id_;
@@ -113,6 +122,7 @@ class PlanOperation final : public Operation {
   bool start_all_at_once_ = true;  // every request persistent, none waits for parts or contributions: one MPI_Startall
   std::size_t collective_count_ = 0;
   bool has_unpack_ = false;  // a transfer unpacks its staging buffer at completion
+  bool has_pack_ = false;    // a transfer packs its staging buffer at the start
   PartReadiness readiness_;
   bool released_ = false;
   bool in_flight_ = false;

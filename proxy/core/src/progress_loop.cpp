@@ -57,7 +57,7 @@ ProgressLoop::Pass ProgressLoop::pass(Command* first) {
   const RunningTheLoop running;
   now_ = 0;
   Pass done;
-  done.drained = drain();
+  if (channel_.queue.size_approx() != 0) done.drained = drain();  // most passes: nothing queued
   if (first != nullptr) {
     start(*first);
     ++done.drained;
@@ -76,7 +76,6 @@ ProgressLoop::Pass ProgressLoop::pass(Command* first) {
 std::size_t ProgressLoop::drain() {
   std::size_t drained = 0;
   const std::size_t waiting = channel_.queue.size_approx();
-  if (waiting == 0) return 0;  // most passes: nothing queued, no cell to read
   if (waiting > channel_.queue_high_water.load(std::memory_order_relaxed))
     channel_.queue_high_water.store(waiting, std::memory_order_relaxed);
   Command command;
@@ -102,26 +101,28 @@ std::size_t ProgressLoop::drain() {
 
 void ProgressLoop::start(Command& command) {
   // Only a plan's epochs are timed (its statistics, when Config::timings asks); the rest skip the clock.
+  // The entry is made after the start: its copies then overlap the message's flight.
   Operation* const operation = command.plan != nullptr ? command.plan : command.operation.get();
-  ActiveOperation entry{operation, std::move(command.operation), command.plan, command.epoch,
-                        command.plan != nullptr && config_.timings ? now() : 0};
-  channel_.starting.store(entry.operation, std::memory_order_release);
+  const std::uint64_t started_at = command.plan != nullptr && config_.timings ? now() : 0;
+  channel_.starting.store(operation, std::memory_order_release);
   try {
-    entry.operation->start(entry.epoch);
+    operation->start(command.epoch);
   } catch (...) {
     channel_.starting.store(nullptr, std::memory_order_release);
-    fail(entry, std::current_exception());
+    fail(ActiveOperation{operation, std::move(command.operation), command.plan, command.epoch, started_at},
+         std::current_exception());
     return;
   }
   channel_.starting.store(nullptr, std::memory_order_release);
+  ActiveOperation& entry = active_.emplace_back(
+      ActiveOperation{operation, std::move(command.operation), command.plan, command.epoch, started_at});
   if (entry.plan != nullptr) entry.plan->set_in_flight(true);
   // The first unattended operation started by another thread (a cooperative step) wakes the proxy thread
   // sleeping its backstop interval: from now on it polls (progress_cooperative.cpp).
-  entry.unattended = entry.operation->unattended();
+  entry.unattended = entry.plan == nullptr && operation->unattended();  // a plan's waiters run passes
   if (entry.unattended && channel_.unattended.fetch_add(1, std::memory_order_relaxed) == 0 &&
       std::this_thread::get_id() != channel_.proxy_thread.load(std::memory_order_relaxed))
     channel_.doorbell.ring();
-  active_.push_back(std::move(entry));
 }
 
 void ProgressLoop::keep_while_active(std::shared_ptr<Operation> plan) {
@@ -155,7 +156,7 @@ void ProgressLoop::progress() {
 }
 
 void ProgressLoop::publish(const ActiveOperation& entry) {
-  if (entry.plan != nullptr) entry.plan->timings().record(config_.timings ? ticks_between(entry.started_at, now()) : 0);
+  if (entry.plan != nullptr && config_.timings) entry.plan->timings().record(ticks_between(entry.started_at, now()));
   entry.operation->completed_.store(entry.epoch, std::memory_order_release);
   if (waiters_sleep_) channel_.completions.notify_all();
 }
@@ -211,9 +212,7 @@ bool ProgressLoop::shut_down() {
   return true;
 }
 
-void ProgressLoop::account_busy_time(bool busy) {
-  // Busy time: from the first command or active operation until the loop is idle again.
-  if (!config_.timings) return;
+void ProgressLoop::account_timed_busy_time(bool busy) {
   if (busy && busy_since_ == 0) busy_since_ = now();
   if (!busy && busy_since_ != 0) {
     channel_.busy_ticks.store(channel_.busy_ticks.load(std::memory_order_relaxed) + ticks_between(busy_since_, now()),

@@ -124,12 +124,16 @@ class ProgressLoop {
     bool unattended = false;       // the operation's unattended(), asked once at its start
   };
 
-  std::size_t drain();                    // pop every queued command and act on it
+  std::size_t drain();                    // pop every queued command and act on it (the pass looks first)
   void start(Command& command);           // begin an epoch; it joins the active set
   void progress();                        // advance the active set; completed entries leave it
   void publish(const ActiveOperation& entry);  // the epoch is complete: tell its waiters
   void fail(const ActiveOperation& entry, std::exception_ptr error);  // store the error, then publish
-  void account_busy_time(bool busy);
+  // Busy time, when Config::timings asks: from the first command or active operation until the loop is idle.
+  void account_busy_time(bool busy) {
+    if (config_.timings) account_timed_busy_time(busy);
+  }
+  void account_timed_busy_time(bool busy);
   // The time for this pass of the loop in ticks, read once (a read costs ~12 ns in a VM): start times,
   // completion times and busy time within one pass share it. Read only when Config::timings asks.
   std::uint64_t now() noexcept { return now_ != 0 ? now_ : (now_ = now_ticks()); }

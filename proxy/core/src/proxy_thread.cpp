@@ -34,6 +34,14 @@ std::string seconds_text(std::chrono::milliseconds ms) {
 std::atomic<bool> a_proxy_is_alive{false};
 std::atomic<std::uint64_t> last_proxy_id{0};
 
+// begin_epoch's refusal, out of the start's path.
+[[noreturn, gnu::noinline, gnu::cold]] void refuse_start(const Operation& op, std::uint64_t previous) {
+  if (op.completed_epoch() < previous)
+    throw Error(op.label() + " started again (epoch " + std::to_string(previous + 1) + ") before epoch " +
+                std::to_string(previous) + " completed: wait on its ticket first");
+  std::rethrow_exception(op.error());  // a failed plan stays failed
+}
+
 }  // namespace
 
 struct ProxyThread::Impl {
@@ -263,10 +271,8 @@ Ticket ProxyThread::start_operation(std::shared_ptr<Operation> op) {
 
 std::uint64_t ProxyThread::begin_epoch(Operation& op) {
   const std::uint64_t previous = op.started_.load(std::memory_order_relaxed);
-  if (op.completed_epoch() < previous)
-    throw Error(op.label() + " started again (epoch " + std::to_string(previous + 1) + ") before epoch " +
-                std::to_string(previous) + " completed: wait on its ticket first");
-  if (op.error_) std::rethrow_exception(op.error_);  // a failed plan stays failed
+  if (op.completed_epoch() < previous || op.error_) [[unlikely]]
+    refuse_start(op, previous);
   op.started_.store(previous + 1, std::memory_order_release);
   return previous + 1;
 }
@@ -345,7 +351,7 @@ ProxyStatistics ProxyThread::statistics() const {
   for (const auto& plan : impl_->plans->snapshot()) {
     OperationStatistics p;
     p.name = plan->name();
-    p.starts = plan->timings().epochs.load(std::memory_order_relaxed);
+    p.starts = plan->completed_epoch();
     p.bytes = p.starts * plan->bytes_per_epoch();
     p.total_seconds = channel.tick_rate.seconds(plan->timings().total_ticks.load(std::memory_order_relaxed));
     p.max_seconds = channel.tick_rate.seconds(plan->timings().max_ticks.load(std::memory_order_relaxed));
