@@ -266,17 +266,7 @@ bool PlanOperation::progress() {
     int completed = 0;
     const int code = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &completed,
                                   indices_.data(), statuses_.data());
-    if (code != MPI_SUCCESS) {
-      for (int j = 0; code == MPI_ERR_IN_STATUS && j < completed; ++j) {
-        const int error = statuses_[static_cast<std::size_t>(j)].MPI_ERROR;
-        if (error != MPI_SUCCESS) {
-          const Slot& slot = *slots_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(j)])];
-          throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
-                          describe_slot(slot) + " failed: " + mpi_error_string(error));
-        }
-      }
-      throw CommError(label(), -1, epoch_, "MPI_Testsome failed: " + mpi_error_string(code));
-    }
+    if (code != MPI_SUCCESS) testsome_failed(code, completed);
     if (completed == MPI_UNDEFINED) {
       pending_ = 0;
     } else {
@@ -294,6 +284,18 @@ bool PlanOperation::progress() {
     for (auto& slot : slots_)
       if (slot->transfer.unpack) slot->transfer.unpack(slot->staging.data());
   return true;
+}
+
+void PlanOperation::testsome_failed(int code, int completed) const {
+  for (int j = 0; code == MPI_ERR_IN_STATUS && j < completed; ++j) {
+    const int error = statuses_[static_cast<std::size_t>(j)].MPI_ERROR;
+    if (error != MPI_SUCCESS) {
+      const Slot& slot = *slots_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(j)])];
+      throw CommError(label(), slot.collective ? -1 : slot.transfer.peer, epoch_,
+                      describe_slot(slot) + " failed: " + mpi_error_string(error));
+    }
+  }
+  throw CommError(label(), -1, epoch_, "MPI_Testsome failed: " + mpi_error_string(code));
 }
 
 void PlanOperation::test_one_by_one() {

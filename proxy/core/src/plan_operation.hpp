@@ -102,6 +102,8 @@ class PlanOperation final : public Operation {
   bool queues_empty() const noexcept;  // no collective of this or another plan waits on our communicators
   void leave_queues() noexcept;        // this epoch's held collectives will not start (failed, cancelled)
   void test_one_by_one();              // MPI_Test each outstanding request (plans with collectives)
+  // Throws the CommError for MPI_Testsome's `code`: the failed transfer's, or the call's (off the hot path).
+  [[noreturn, gnu::noinline, gnu::cold]] void testsome_failed(int code, int completed) const;
   void left_flight() noexcept;         // set_in_flight(false) with collectives, or a release waiting
   // Whether `slot` has completed in `epoch` (any thread): stamped, or the whole epoch is published.
   bool done_in(const Slot& slot, std::uint64_t epoch) const noexcept {

@@ -99,7 +99,7 @@ std::size_t ProgressLoop::drain() {
   return drained;
 }
 
-void ProgressLoop::start(Command& command) {
+[[gnu::always_inline]] inline void ProgressLoop::start(Command& command) {
   // Only a plan's epochs are timed (its statistics, when Config::timings asks); the rest skip the clock.
   // The entry is made after the start: its copies then overlap the message's flight.
   Operation* const operation = command.plan != nullptr ? command.plan : command.operation.get();
@@ -133,7 +133,7 @@ void ProgressLoop::keep_while_active(std::shared_ptr<Operation> plan) {
     }
 }
 
-void ProgressLoop::progress() {
+[[gnu::always_inline]] inline void ProgressLoop::progress() {
   // Completed entries leave the active set (swap with the last).
   for (std::size_t i = 0; i < active_.size();) {
     ActiveOperation& entry = active_[i];
@@ -155,7 +155,7 @@ void ProgressLoop::progress() {
   }
 }
 
-void ProgressLoop::publish(const ActiveOperation& entry) {
+[[gnu::always_inline]] inline void ProgressLoop::publish(const ActiveOperation& entry) {
   if (entry.plan != nullptr && config_.timings) entry.plan->timings().record(ticks_between(entry.started_at, now()));
   entry.operation->completed_.store(entry.epoch, std::memory_order_release);
   if (waiters_sleep_) channel_.completions.notify_all();
@@ -177,7 +177,7 @@ void ProgressLoop::fail(const ActiveOperation& entry, std::exception_ptr error) 
   publish(entry);
 }
 
-void ProgressLoop::leave_active_set(const ActiveOperation& entry) {
+[[gnu::always_inline]] inline void ProgressLoop::leave_active_set(const ActiveOperation& entry) {
   if (entry.plan != nullptr) entry.plan->set_in_flight(false);  // frees the plan if its last handle went
   if (entry.unattended) channel_.unattended.fetch_sub(1, std::memory_order_relaxed);
 }

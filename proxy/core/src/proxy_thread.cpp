@@ -269,7 +269,8 @@ Ticket ProxyThread::start_operation(std::shared_ptr<Operation> op) {
   return Ticket{std::move(op), epoch};
 }
 
-std::uint64_t ProxyThread::begin_epoch(Operation& op) {
+// Inlined into start(): a call's prologue is about 1 % of an 8-byte round trip (progress_loop.hpp).
+[[gnu::always_inline]] inline std::uint64_t ProxyThread::begin_epoch(Operation& op) {
   const std::uint64_t previous = op.started_.load(std::memory_order_relaxed);
   if (op.completed_epoch() < previous || op.error_) [[unlikely]]
     refuse_start(op, previous);
