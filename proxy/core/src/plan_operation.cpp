@@ -112,6 +112,8 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
   }
   indices_.resize(slots_.size());
   statuses_.resize(slots_.size());
+  starts_plainly_ = start_all_at_once_ && collective_count_ == 0 && !has_pack_ && !slots_.empty();
+  tests_plainly_ = collective_count_ == 0 && !has_unpack_;
 }
 
 PlanOperation::~PlanOperation() = default;  // requests are freed by release() on the proxy thread
@@ -125,6 +127,7 @@ void PlanOperation::release() noexcept {
   for (std::size_t i = 0; i < requests_.size(); ++i)
     if (requests_[i] != MPI_REQUEST_NULL && slots_[i]->persistent) MPI_Request_free(&requests_[i]);
   released_ = true;
+  starts_plainly_ = false;  // start_general refuses
 }
 
 void PlanOperation::release_when_idle() noexcept {
@@ -141,20 +144,19 @@ void PlanOperation::left_flight() noexcept {
   if (release_requested_) release();
 }
 
-void PlanOperation::start(std::uint64_t epoch) {
+void PlanOperation::start_general(std::uint64_t epoch) {
   if (released_) throw CommError(label(), -1, epoch, "started after its proxy shut down");
   epoch_ = epoch;
   pending_ = 0;
   held_ = 0;
   if (start_all_at_once_ && (collective_count_ == 0 || queues_empty())) {
-    // Nothing to reset: a slot is done in this epoch once stamped with it (done_in).
     if (has_pack_)
       for (auto& slot : slots_)
         if (slot->transfer.pack) slot->transfer.pack(slot->staging.data());
     pending_ = static_cast<int>(slots_.size());
     if (pending_ == 0) return;
     const int code = MPI_Startall(static_cast<int>(requests_.size()), requests_.data());
-    if (code != MPI_SUCCESS) throw CommError(label(), -1, epoch, "MPI_Startall failed: " + mpi_error_string(code));
+    if (code != MPI_SUCCESS) startall_failed(code);
     return;
   }
   // One by one, in spec order (transfers, then collectives, the same order on every rank). Transfers waiting
@@ -257,7 +259,7 @@ void PlanOperation::start_ready_slots() {
 
 void PlanOperation::mark_ready(int part, std::uint64_t epoch) { readiness_.mark(name(), part, epoch); }
 
-bool PlanOperation::progress() {
+bool PlanOperation::progress_general() {
   if (held_ > 0) start_ready_slots();
   if (pending_ > 0 && collective_count_ > 0) {
     test_one_by_one();
@@ -272,10 +274,7 @@ bool PlanOperation::progress() {
     } else {
       pending_ -= completed;
       // Stamped one by one only while the epoch goes on; its completion is published for all its slots.
-      if (pending_ > 0 || held_ > 0)
-        for (int j = 0; j < completed; ++j)
-          slots_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(j)])]->done_epoch.store(
-              epoch_, std::memory_order_relaxed);
+      if (pending_ > 0 || held_ > 0) stamp(completed);
     }
     if (pending_ > 0) return false;
   }
@@ -284,6 +283,16 @@ bool PlanOperation::progress() {
     for (auto& slot : slots_)
       if (slot->transfer.unpack) slot->transfer.unpack(slot->staging.data());
   return true;
+}
+
+void PlanOperation::stamp(int completed) noexcept {
+  for (int j = 0; j < completed; ++j)
+    slots_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(j)])]->done_epoch.store(epoch_,
+                                                                                              std::memory_order_relaxed);
+}
+
+void PlanOperation::startall_failed(int code) const {
+  throw CommError(label(), -1, epoch_, "MPI_Startall failed: " + mpi_error_string(code));
 }
 
 void PlanOperation::testsome_failed(int code, int completed) const {

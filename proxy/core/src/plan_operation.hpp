@@ -50,8 +50,35 @@ class PlanOperation final : public Operation {
   ~PlanOperation() override;
   const char* kind() const noexcept override { return "plan"; }
 
-  void start(std::uint64_t epoch) override;
-  bool progress() override;
+  // The loop calls these on a PlanOperation (final), so their common case inlines into its pass: a plan of
+  // transfers that wait for nothing, started with one MPI_Startall and tested with one MPI_Testsome (an 8-byte
+  // round trip is bound by instructions, bench/RESULTS.md). The rest goes out of line (start_general,
+  // progress_general).
+  void start(std::uint64_t epoch) override {
+    if (!starts_plainly_) [[unlikely]] {
+      start_general(epoch);
+      return;
+    }
+    // Nothing to reset: a slot is done in this epoch once stamped with it (done_in).
+    epoch_ = epoch;
+    pending_ = static_cast<int>(requests_.size());
+    const int code = MPI_Startall(pending_, requests_.data());
+    if (code != MPI_SUCCESS) [[unlikely]] startall_failed(code);
+  }
+  bool progress() override {
+    if (!tests_plainly_ || held_ > 0 || pending_ == 0) [[unlikely]]
+      return progress_general();
+    int completed = 0;
+    const int code = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &completed,
+                                  indices_.data(), statuses_.data());
+    if (code != MPI_SUCCESS) [[unlikely]] testsome_failed(code, completed);
+    if (completed == 0) return false;  // the common failing poll
+    if (completed == MPI_UNDEFINED) return (pending_ = 0), true;
+    pending_ -= completed;
+    if (pending_ == 0) return true;
+    stamp(completed);  // stamped one by one only while the epoch goes on (done_in)
+    return false;
+  }
   void cancel() noexcept override;
   // False while a collective element is outstanding (MPI cannot cancel it): shutdown reports and ends the job.
   bool cancellable() const noexcept override;
@@ -59,6 +86,9 @@ class PlanOperation final : public Operation {
   int outstanding_peer() const noexcept override;
   std::uint64_t bytes_per_epoch() const noexcept override { return bytes_; }
 
+  // Whether start() and progress() run no code of the user's: no pack or unpack, parts or collectives (and
+  // not released). ProgressLoop::pass_for then tests it without the rest of a pass.
+  bool runs_plainly() const noexcept { return starts_plainly_ && tests_plainly_; }
   std::size_t transfer_count() const noexcept { return slots_.size() - collective_count_; }
   std::size_t collective_count() const noexcept { return collective_count_; }
   int part_count() const noexcept { return readiness_.count(); }
@@ -96,6 +126,10 @@ class PlanOperation final : public Operation {
     std::vector<int> parts;          // a *_when_ready() transfer or element: started once these are ready
     std::atomic<bool> held{false};   // ... and they are not all ready yet in this epoch
   };
+  void start_general(std::uint64_t epoch);  // packs, parts, collectives, a released plan: one by one
+  bool progress_general();                  // held slots, collectives, unpacks
+  [[noreturn, gnu::noinline, gnu::cold]] void startall_failed(int code) const;
+  void stamp(int completed) noexcept;       // the first `completed` of indices_ are done in epoch_
   void start_slot(std::size_t index);  // pack (if packed) or reduce contributions, and start one request
   void reduce_contributions_of(Slot& slot);  // a hierarchical element's thread-level phase, into `reduced`
   void start_ready_slots();            // start the held transfers and elements whose parts are now all ready
@@ -125,6 +159,10 @@ class PlanOperation final : public Operation {
   std::size_t collective_count_ = 0;
   bool has_unpack_ = false;  // a transfer unpacks its staging buffer at completion
   bool has_pack_ = false;    // a transfer packs its staging buffer at the start
+  // The inlined paths: transfers only, none waiting for parts, none packed (starts), none unpacked (tests);
+  // starts_plainly_ turns false on release (a start is then refused, out of line).
+  bool starts_plainly_ = false;
+  bool tests_plainly_ = false;
   PartReadiness readiness_;
   bool released_ = false;
   bool in_flight_ = false;

@@ -31,7 +31,7 @@ class CooperativeDriver final : public ProgressDriver {
   bool start_here(Command& command) override {
     TokenScope token(token_);
     if (!token) return false;
-    pass_holding_token(&command);
+    count_pass(loop_.pass_starting(command), true);
     return true;
   }
   // Queued because another thread holds the token: begin it now on this thread if the token came free,
@@ -52,6 +52,12 @@ class CooperativeDriver final : public ProgressDriver {
     pass_holding_token();
     return true;
   }
+  bool step_for(const Operation& waited) override {
+    TokenScope token(token_);
+    if (!token) return false;
+    count_pass(loop_.pass_for(waited), false);
+    return true;
+  }
 
   // Take the token, run a pass, check, yield: a waiter is where progress is most wanted. The clock is
   // first read after 64 passes (most waits are over by then; a read costs ~25 ns in a VM), so the timeout
@@ -61,7 +67,7 @@ class CooperativeDriver final : public ProgressDriver {
     Notifier::Clock::time_point deadline{};
     for (unsigned long i = 0;; ++i) {
       if (op.completed_epoch() >= epoch) return true;
-      if (!step()) channel_.helpers.assist();  // another thread runs the pass: help with its strips
+      if (!step_for(op)) channel_.helpers.assist();  // another thread runs the pass: help with its strips
       if (op.completed_epoch() >= epoch) return true;
       if (i < spins)
         cpu_relax();
@@ -112,13 +118,17 @@ class CooperativeDriver final : public ProgressDriver {
  private:
   ProgressLoop::Pass pass_holding_token(Command* first = nullptr) {
     const ProgressLoop::Pass pass = loop_.pass(first);
+    count_pass(pass, first != nullptr);
+    return pass;
+  }
+  // What the token's holder records of a pass: the demand it leaves, and that one ran (the backstop's look).
+  void count_pass(const ProgressLoop::Pass& pass, bool had_first) {
     // `first` came without the queue and never counted as queued. Only the runner writes `active`.
-    const std::size_t from_queue = pass.drained - (first != nullptr ? 1 : 0);
+    const std::size_t from_queue = pass.drained - (had_first ? 1 : 0);
     if (from_queue > 0) demand_.queued.fetch_sub(static_cast<std::int64_t>(from_queue), std::memory_order_relaxed);
     if (demand_.active.load(std::memory_order_relaxed) != static_cast<std::int64_t>(pass.active))
       demand_.active.store(static_cast<std::int64_t>(pass.active), std::memory_order_relaxed);
     passes_.store(passes_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    return pass;
   }
 
   // This thread shares a core with compute threads, which may spin (OpenMP's active wait): it never spins,

@@ -57,6 +57,11 @@ class ProgressDriver {
   // One pass of the loop on this thread, if this strategy lets compute threads run them and no other thread
   // is; true when it ran one (ProxyThread::test, progress_point).
   virtual bool step() { return false; }
+  // The same, by a thread that tests or waits on `waited` (ProgressLoop::pass_for).
+  virtual bool step_for(const Operation& waited) {
+    (void)waited;
+    return step();
+  }
   // Waits until op has completed `epoch` or `timeout` has passed; returns whether it completed.
   virtual bool wait(const Operation& op, std::uint64_t epoch, std::chrono::milliseconds timeout) = 0;
 

@@ -73,6 +73,55 @@ ProgressLoop::Pass ProgressLoop::pass(Command* first) {
   return done;
 }
 
+ProgressLoop::Pass ProgressLoop::pass_for(const Operation& waited) {
+  if (active_.size() != 1 || active_.front().operation != &waited || active_.front().plan == nullptr ||
+      !active_.front().plan->runs_plainly() || config_.timings || channel_.queue.size_approx() != 0)
+    return pass();
+  const detail::ExclusiveSection::Guard one_runner(runner_);
+  const RunningTheLoop running;
+  ActiveOperation& entry = active_.front();
+  Pass done;
+  try {
+    if (!entry.plan->progress()) {
+      done.active = 1;
+      return done;
+    }
+    publish(entry);
+  } catch (...) {
+    fail(entry, std::current_exception());
+  }
+  leave_active_set(entry);
+  active_.pop_back();
+  return done;
+}
+
+ProgressLoop::Pass ProgressLoop::pass_starting(Command& first) {
+  PlanOperation* const plan = first.plan;
+  if (plan == nullptr || !active_.empty() || !plan->runs_plainly() || config_.timings ||
+      channel_.queue.size_approx() != 0)
+    return pass(&first);
+  const detail::ExclusiveSection::Guard one_runner(runner_);
+  const RunningTheLoop running;
+  channel_.commands.store(channel_.commands.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  Pass done;
+  done.drained = 1;
+  const ActiveOperation started{plan, nullptr, plan, first.epoch, 0, false};
+  try {
+    plan->start(first.epoch);
+    if (plan->progress()) {
+      publish(started);
+      return done;
+    }
+  } catch (...) {
+    fail(started, std::current_exception());
+    return done;
+  }
+  active_.push_back(started);
+  plan->set_in_flight(true);
+  done.active = 1;
+  return done;
+}
+
 std::size_t ProgressLoop::drain() {
   std::size_t drained = 0;
   const std::size_t waiting = channel_.queue.size_approx();
@@ -106,7 +155,10 @@ std::size_t ProgressLoop::drain() {
   const std::uint64_t started_at = command.plan != nullptr && config_.timings ? now() : 0;
   channel_.starting.store(operation, std::memory_order_release);
   try {
-    operation->start(command.epoch);
+    if (command.plan != nullptr)
+      command.plan->start(command.epoch);  // a direct call, its common case inlined (plan_operation.hpp)
+    else
+      operation->start(command.epoch);
   } catch (...) {
     channel_.starting.store(nullptr, std::memory_order_release);
     fail(ActiveOperation{operation, std::move(command.operation), command.plan, command.epoch, started_at},
@@ -134,23 +186,23 @@ void ProgressLoop::keep_while_active(std::shared_ptr<Operation> plan) {
 }
 
 [[gnu::always_inline]] inline void ProgressLoop::progress() {
-  // Completed entries leave the active set (swap with the last).
-  for (std::size_t i = 0; i < active_.size();) {
-    ActiveOperation& entry = active_[i];
+  // Completed entries leave the active set (swap with the last). Iterators, not indices: the entry's size is
+  // not a power of two, and a size() is a division on every poll.
+  for (auto entry = active_.begin(); entry != active_.end();) {
     bool done = false;
     try {
-      done = entry.operation->progress();
-      if (done) publish(entry);
+      done = entry->plan != nullptr ? entry->plan->progress() : entry->operation->progress();
+      if (done) publish(*entry);
     } catch (...) {
-      fail(entry, std::current_exception());
+      fail(*entry, std::current_exception());
       done = true;
     }
     if (done) {
-      leave_active_set(entry);
-      if (i + 1 < active_.size()) active_[i] = std::move(active_.back());
-      active_.pop_back();
+      leave_active_set(*entry);
+      if (entry + 1 != active_.end()) *entry = std::move(active_.back());
+      active_.pop_back();  // `entry` now holds the last one, or is the end
     } else {
-      ++i;
+      ++entry;
     }
   }
 }

@@ -93,6 +93,15 @@ class ProgressLoop {
   // start command the caller hands over without the queue (the cooperative strategy's start on the
   // starting thread); it begins after what was queued before it and counts as drained.
   Pass pass(Command* first = nullptr);
+  // A waiter's pass (a cooperative wait or test on `waited`): when `waited` is the only active operation, a
+  // plan whose test runs no code of the user's (no pack, unpack, parts or collectives), nothing is queued
+  // and nothing timed, that test is the whole pass; otherwise pass(). The waiter's poll is then about as
+  // lean as MPI's own test loop (bench/RESULTS.md, "Fewer instructions per start and wait").
+  Pass pass_for(const Operation& waited);
+  // A start's pass on the starting thread (the cooperative start_here): when nothing else is active or
+  // queued, nothing is timed and the plan runs plainly, start it and test it once; it joins the active set
+  // only if that test did not complete it. Otherwise pass(&first).
+  Pass pass_starting(Command& first);
   // A stop command has been drained; then shut_down() says whether the loop is done (true once nothing is
   // left, or after the drain deadline, having cancelled or reported what remained).
   bool stopping() const noexcept { return stopping_; }

@@ -307,7 +307,7 @@ bool ProxyThread::progress_step() const { return impl_->driver->step(); }
 bool ProxyThread::test(const Ticket& ticket) const {
   if (!ticket) throw Error("test: empty ticket");
   if (ticket.operation->completed_epoch() < ticket.epoch) {
-    progress_step();  // cooperative: testing drives progress, as MPI_Test does
+    impl_->driver->step_for(*ticket.operation);  // cooperative: testing drives progress, as MPI_Test does
     if (ticket.operation->completed_epoch() < ticket.epoch) return false;
   }
   if (auto error = ticket.operation->error()) std::rethrow_exception(error);
