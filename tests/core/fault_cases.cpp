@@ -9,6 +9,8 @@
 //                     drain it and must not MPI_Cancel a collective: one line, then the job ends
 //   drain-blocked     rank 0: a submitted closure blocks in MPI_Barrier; ~ProxyThread cannot join the proxy:
 //                     one line within 2 x PROXY_WAIT_TIMEOUT, then the job ends
+//   mpi-error         rank 0, with a ProxyThread alive, sends to a rank outside MPI_COMM_WORLD: an error of the
+//                     program's own MPI call stays fatal (the proxy's MPICH handler returns only the loop's)
 // Rank 1 of the failing cases sleeps (up to 5 minutes, well past any CTest timeout) until the abort ends it.
 #include <atomic>
 #include <chrono>
@@ -78,6 +80,11 @@ int main(int argc, char** argv) try {
           MPI_Ibarrier(context.comm(), &request);
           context.track(request);
         }, "ibarrier");
+      } else if (which == "mpi-error") {
+        int x = 0;
+        MPI_Send(&x, 1, MPI_INT, env.size(), 0, MPI_COMM_WORLD);
+        std::printf("rank 0: MPI_Send to rank %d returned\n", env.size());
+        status = 1;
       } else if (which == "drain-blocked") {
         proxy.submit([](proxy::ClosureContext& context) { MPI_Barrier(context.comm()); }, "barrier");
       } else {

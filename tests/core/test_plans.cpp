@@ -218,6 +218,46 @@ TEST(Plan, ATimeoutListsOnlyWhatIsOutstandingInItsEpoch) {
   }
 }
 
+// A receive too short for its message fails its epoch with the transfer named: tested alone (the waiter's
+// lean pass, ProgressLoop::pass_for) and beside another active plan (the whole pass).
+TEST(Plan, AFailedTransferIsNamedWithItsPeerAndEpoch) {
+  proxy::ProxyThread proxy;
+  const int rank = proxy.rank(), size = proxy.size();
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  for (const bool beside_another : {false, true}) {
+    const int tag = beside_another ? 11 : 10;
+    std::array<int, 2> out = {rank, rank};
+    int in = -1, other_in = -1, other_out = rank;
+    proxy::PlanSpec short_spec(beside_another ? "short-beside" : "short"), other_spec("other"), go_spec("go");
+    short_spec.send(right, tag, out.data(), 2, MPI_INT).recv(left, tag, &in, 1, MPI_INT);
+    other_spec.recv(left, 12, &other_in, 1, MPI_INT);
+    go_spec.send(right, 12, &other_out, 1, MPI_INT);
+    const proxy::Plan short_plan = proxy.commit(short_spec), other = proxy.commit(other_spec),
+                      go = proxy.commit(go_spec);
+    proxy::Ticket other_ticket;
+    if (beside_another) other_ticket = proxy.start(other);  // active until `go` sends
+    const proxy::Ticket ticket = proxy.start(short_plan);
+    try {
+      proxy.wait(ticket);
+      ADD_FAILURE() << "a 4-byte receive of an 8-byte message completed";
+    } catch (const proxy::CommError& e) {
+      const std::string expected = "plan '" + short_spec.name() + "' epoch 1, peer rank " + std::to_string(left) +
+                                   ": recv from rank " + std::to_string(left) + " tag " + std::to_string(tag) +
+                                   " (4 bytes) failed: ";
+      EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected);
+      EXPECT_GT(std::string(e.what()).size(), expected.size());  // MPI's own words follow
+      EXPECT_EQ(e.peer(), left);
+      EXPECT_EQ(e.epoch(), 1u);
+    }
+    if (beside_another) {
+      proxy.wait(proxy.start(go));
+      proxy.wait(other_ticket);
+      EXPECT_EQ(other_in, left);
+    }
+    proxy.call([&] { MPI_Barrier(proxy.comm()); });  // every rank's short message is gone before the next case
+  }
+}
+
 TEST(Plan, CommitRefusesAPeerOutsideTheCommunicatorNamingIt) {
   proxy::ProxyThread proxy;
   int x = 0;

@@ -78,7 +78,7 @@ ProgressLoop::Pass ProgressLoop::pass_for(const Operation& waited) {
       !active_.front().plan->runs_plainly() || config_.timings || channel_.queue.size_approx() != 0)
     return pass();
   const detail::ExclusiveSection::Guard one_runner(runner_);
-  const RunningTheLoop running;
+  const RunningTheLoop running;  // for MPI's error handler too (proxy_thread.cpp)
   ActiveOperation& entry = active_.front();
   Pass done;
   try {

@@ -4,7 +4,9 @@
 // Thread contract ("only one thread dispatches; any thread adds"):
 //   - One ProxyThread per process at a time (a second one while the first is alive throws proxy::Error).
 //   - Construct and destroy on the thread that owns MPI (the main thread). The constructor duplicates
-//     the communicator (MPI_ERRORS_RETURN on the copy) BEFORE the proxy thread starts; from then until the
+//     the communicator (MPI_ERRORS_RETURN on the copy; the first one also replaces MPI_COMM_WORLD's handler,
+//     where it is still MPI's default, with one that stays fatal outside the proxy's loop: MPICH reports
+//     the loop's MPI_Testsome errors there) BEFORE the proxy thread starts; from then until the
 //     destructor returns, only the proxy thread may call MPI on this rank (MPI_THREAD_SERIALIZED).
 //   - commit(), start(), ready(), post(), submit(), then(), call(), test(), wait(), progress_point(),
 //     statistics(): any thread.
