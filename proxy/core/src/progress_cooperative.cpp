@@ -59,9 +59,13 @@ class CooperativeDriver final : public ProgressDriver {
     return true;
   }
 
-  // Take the token, run a pass, check, yield: a waiter is where progress is most wanted. The clock is
+  // Take the token, run a pass, check, pause or yield: a waiter is where progress is most wanted. A wait's
+  // first passes follow each other at once: a short wait (an 8-byte exchange) ends within them, and a pause
+  // (~26 ns here) between them was ~7 % of that round trip. A long wait pauses after each pass: without it
+  // pipelined CG over emulated nodes ran 5-10 % slower (bench/RESULTS.md, "A fifth lease"). The clock is
   // first read after 64 passes (most waits are over by then; a read costs ~25 ns in a VM), so the timeout
   // counts from there.
+  static constexpr unsigned long kPassesWithoutPause = 8;
   bool wait(const Operation& op, std::uint64_t epoch, std::chrono::milliseconds timeout) override {
     const auto spins = static_cast<unsigned long>(config_.spin_count);
     Notifier::Clock::time_point deadline{};
@@ -69,8 +73,9 @@ class CooperativeDriver final : public ProgressDriver {
       if (op.completed_epoch() >= epoch) return true;
       if (!step_for(op)) channel_.helpers.assist();  // another thread runs the pass: help with its strips
       if (op.completed_epoch() >= epoch) return true;
-      if (i < spins)
-        cpu_relax();
+      if (i < spins) {
+        if (i >= kPassesWithoutPause) cpu_relax();
+      }
       else
         std::this_thread::yield();
       if ((i & 63) == 63) {
