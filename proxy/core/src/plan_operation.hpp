@@ -73,7 +73,10 @@ class PlanOperation final : public Operation {
                                   indices_.data(), statuses_.data());
     if (code != MPI_SUCCESS) [[unlikely]] testsome_failed(code, completed);
     if (completed == 0) return false;  // the common failing poll
-    if (completed == MPI_UNDEFINED) return (pending_ = 0), true;
+    if (completed == MPI_UNDEFINED) {  // no active request left
+      pending_ = 0;
+      return true;
+    }
     pending_ -= completed;
     if (pending_ == 0) return true;
     stamp(completed);  // stamped one by one only while the epoch goes on (done_in)

@@ -73,11 +73,10 @@ class CooperativeDriver final : public ProgressDriver {
       if (op.completed_epoch() >= epoch) return true;
       if (!step_for(op)) channel_.helpers.assist();  // another thread runs the pass: help with its strips
       if (op.completed_epoch() >= epoch) return true;
-      if (i < spins) {
-        if (i >= kPassesWithoutPause) cpu_relax();
-      }
-      else
+      if (i >= spins)
         std::this_thread::yield();
+      else if (i >= kPassesWithoutPause)
+        cpu_relax();
       if ((i & 63) == 63) {
         const auto now = Notifier::Clock::now();
         if (i == 63) deadline = now + timeout;

@@ -59,7 +59,7 @@ void world_error(MPI_Comm* comm, int* code, ...) {
   Environment::abort("proxy: error: rank " + std::to_string(rank) + ": fatal MPI error on " +
                          (*comm == MPI_COMM_WORLD ? std::string("MPI_COMM_WORLD") : std::string("a communicator")) +
                          ": " + std::string(text, static_cast<std::size_t>(length)),
-                     *code);
+                     1);  // not *code: an exit status keeps its low 8 bits, and MPICH's codes can end in 0
 }
 
 void route_loop_errors_to_their_calls() {
