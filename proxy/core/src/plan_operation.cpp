@@ -264,19 +264,8 @@ bool PlanOperation::progress_general() {
   if (pending_ > 0 && collective_count_ > 0) {
     test_one_by_one();
     if (pending_ > 0) return false;
-  } else if (pending_ > 0) {
-    int completed = 0;
-    const int code = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &completed,
-                                  indices_.data(), statuses_.data());
-    if (code != MPI_SUCCESS) testsome_failed(code, completed);
-    if (completed == MPI_UNDEFINED) {
-      pending_ = 0;
-    } else {
-      pending_ -= completed;
-      // Stamped one by one only while the epoch goes on; its completion is published for all its slots.
-      if (pending_ > 0 || held_ > 0) stamp(completed);
-    }
-    if (pending_ > 0) return false;
+  } else if (pending_ > 0 && !test_transfers()) {
+    return false;
   }
   if (held_ > 0) return false;
   if (has_unpack_)

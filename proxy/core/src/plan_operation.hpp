@@ -68,19 +68,7 @@ class PlanOperation final : public Operation {
   bool progress() override {
     if (!tests_plainly_ || held_ > 0 || pending_ == 0) [[unlikely]]
       return progress_general();
-    int completed = 0;
-    const int code = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &completed,
-                                  indices_.data(), statuses_.data());
-    if (code != MPI_SUCCESS) [[unlikely]] testsome_failed(code, completed);
-    if (completed == 0) return false;  // the common failing poll
-    if (completed == MPI_UNDEFINED) {  // no active request left
-      pending_ = 0;
-      return true;
-    }
-    pending_ -= completed;
-    if (pending_ == 0) return true;
-    stamp(completed);  // stamped one by one only while the epoch goes on (done_in)
-    return false;
+    return test_transfers();
   }
   void cancel() noexcept override;
   // False while a collective element is outstanding (MPI cannot cancel it): shutdown reports and ends the job.
@@ -129,6 +117,24 @@ class PlanOperation final : public Operation {
     std::vector<int> parts;          // a *_when_ready() transfer or element: started once these are ready
     std::atomic<bool> held{false};   // ... and they are not all ready yet in this epoch
   };
+  // One MPI_Testsome over the started requests (pending_ > 0); true once none is pending. While the epoch goes
+  // on (others pending or held), its completed slots are stamped one by one (done_in); its completion is
+  // published for all of them.
+  bool test_transfers() {
+    int completed = 0;
+    const int code = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &completed,
+                                  indices_.data(), statuses_.data());
+    if (code != MPI_SUCCESS) [[unlikely]] testsome_failed(code, completed);
+    if (completed == 0) return false;  // the common failing poll
+    if (completed == MPI_UNDEFINED) {  // no active request left
+      pending_ = 0;
+      return true;
+    }
+    pending_ -= completed;
+    if (pending_ == 0 && held_ == 0) return true;
+    stamp(completed);
+    return pending_ == 0;
+  }
   void start_general(std::uint64_t epoch);  // packs, parts, collectives, a released plan: one by one
   bool progress_general();                  // held slots, collectives, unpacks
   [[noreturn, gnu::noinline, gnu::cold]] void startall_failed(int code) const;

@@ -75,7 +75,7 @@ ProgressLoop::Pass ProgressLoop::pass(Command* first) {
 
 ProgressLoop::Pass ProgressLoop::pass_for(const Operation& waited) {
   if (active_.size() != 1 || active_.front().operation != &waited || active_.front().plan == nullptr ||
-      !active_.front().plan->runs_plainly() || config_.timings || channel_.queue.size_approx() != 0)
+      !lean_pass_for(*active_.front().plan))
     return pass();
   const detail::ExclusiveSection::Guard one_runner(runner_);
   const RunningTheLoop running;  // for MPI's error handler too (proxy_thread.cpp)
@@ -97,9 +97,7 @@ ProgressLoop::Pass ProgressLoop::pass_for(const Operation& waited) {
 
 ProgressLoop::Pass ProgressLoop::pass_starting(Command& first) {
   PlanOperation* const plan = first.plan;
-  if (plan == nullptr || !active_.empty() || !plan->runs_plainly() || config_.timings ||
-      channel_.queue.size_approx() != 0)
-    return pass(&first);
+  if (plan == nullptr || !active_.empty() || !lean_pass_for(*plan)) return pass(&first);
   const detail::ExclusiveSection::Guard one_runner(runner_);
   const RunningTheLoop running;
   channel_.commands.store(channel_.commands.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);

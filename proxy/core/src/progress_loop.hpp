@@ -150,6 +150,10 @@ class ProgressLoop {
   // completion times and busy time within one pass share it. Read only when Config::timings asks.
   std::uint64_t now() noexcept { return now_ != 0 ? now_ : (now_ = now_ticks()); }
   void leave_active_set(const ActiveOperation& entry);
+  // Whether pass_for / pass_starting may take `plan` alone: it runs plainly, nothing is timed or queued.
+  bool lean_pass_for(const PlanOperation& plan) const noexcept {
+    return plan.runs_plainly() && !config_.timings && channel_.queue.size_approx() == 0;
+  }
 
   ProxyChannel& channel_;
   PlanRegistry& plans_;
