@@ -98,6 +98,8 @@ redblack3d::RunSettings settings_from(const apps::Options& options, int ranks, i
   for (int d = 0; d < 3; ++d) settings.global[d] = static_cast<int>(n.size() == 1 ? n[0] : n[d]);
   settings.iterations = static_cast<int>(options.integer("iters"));
   settings.omega = options.real("omega");
+  if (!(settings.omega > 0.0 && settings.omega < 2.0))  // quote the text as given ("1e-400" reads as 0)
+    throw apps::UsageError("--omega must be strictly between 0 and 2, got '" + options.value("omega") + "'");
   settings.threads = static_cast<int>(options.integer("threads"));
   settings.verify = options.flag_set("verify");
   if (options.has("early-bird")) {

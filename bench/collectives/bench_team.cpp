@@ -254,19 +254,8 @@ int main(int argc, char** argv) {
                  std::string(bench::kBenchmarkFlagsHelp));
   std::vector<char*> theirs;
   if (const auto stop = bench::parse_arguments(options, -1, argc, argv, theirs)) return *stop;
-  const std::string prefix = "--benchmark_min_time=";
-  for (std::size_t i = 1; i < theirs.size(); ++i) {
-    const std::string arg = theirs[i];
-    if (arg.rfind(prefix, 0) != 0) continue;
-    char* end = nullptr;
-    const double value = std::strtod(arg.c_str() + prefix.size(), &end);
-    if (end == arg.c_str() + prefix.size() || *end != '\0' || !(value >= 0.0)) {
-      std::fprintf(stderr, "bench_team: error: --benchmark_min_time: expected seconds, got '%s'\n",
-                   arg.c_str() + prefix.size());
-      return apps::kExitUsage;
-    }
-    g_min_time_s = value;
-  }
+  const std::string min_time = bench::benchmark_flag(static_cast<int>(theirs.size()), theirs.data(), "min_time", "0");
+  g_min_time_s = std::strtod(min_time.c_str(), nullptr);  // checked by parse_arguments
   if (!bench::initialize(-1, theirs)) return apps::kExitUsage;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -8,7 +8,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,7 +28,32 @@ namespace bench {
 // The --help paragraph every Google Benchmark program shares (after the program's own epilog, if any).
 inline constexpr std::string_view kBenchmarkFlagsHelp =
     "Google Benchmark flags pass through: --benchmark_filter=REGEX, --benchmark_format=console|json|csv,\n"
-    "--benchmark_out=FILE, --benchmark_min_time=Ts, --benchmark_repetitions=N, --benchmark_list_tests, ...";
+    "--benchmark_out=FILE, --benchmark_min_time=T (seconds, >= 0), --benchmark_repetitions=N (1 to 1000000),\n"
+    "--benchmark_list_tests, ...";
+
+// Google Benchmark's numeric flags, checked before it runs (it loops for ever on --benchmark_min_time=inf,
+// dies of std::length_error on --benchmark_repetitions=-1, runs nothing on 0 and exits 0): throws
+// apps::UsageError "--benchmark_repetitions: expected an integer from 1 to 1000000, got '-1'". A text that
+// is no number at all is left to benchmark::Initialize, which reports it as unrecognized.
+inline void check_benchmark_flags(const std::vector<char*>& theirs) {
+  for (std::size_t i = 1; i < theirs.size(); ++i) {
+    const std::string_view arg = theirs[i];
+    const std::size_t equals = arg.find('=');
+    const std::string_view name = arg.substr(0, equals);
+    const std::string value(equals == arg.npos ? "" : arg.substr(equals + 1));
+    if (name == "--benchmark_repetitions") {
+      int count = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
+      if (value.empty() || ec != std::errc() || end != value.data() + value.size() || count < 1 || count > 1000000)
+        throw apps::UsageError(std::string(name) + ": expected an integer from 1 to 1000000, got '" + value + "'");
+    } else if (name == "--benchmark_min_time" || name == "--benchmark_min_warmup_time") {
+      char* end = nullptr;
+      const double seconds = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !std::isfinite(seconds) || seconds < 0.0)
+        throw apps::UsageError(std::string(name) + ": expected a finite number of seconds >= 0, got '" + value + "'");
+    }
+  }
+}
 
 // This run's provenance into Google Benchmark's context (JSON "context", console header): one
 // "prov_<field>" key per field, the strings a CSV record's prov_* columns hold. Before
@@ -48,6 +76,7 @@ inline std::optional<int> parse_arguments(apps::Options& options, int rank, int 
       if (printer) std::fputs(options.answer().c_str(), stdout);
       return apps::kExitSuccess;
     }
+    check_benchmark_flags(theirs);
   } catch (const apps::UsageError& error) {
     return apps::report_usage_error(options.program(), printer ? 0 : rank, error);
   }

@@ -139,6 +139,7 @@ int run(int argc, char** argv) {
     std::cout << options.answer();
     return apps::kExitSuccess;
   }
+  bench::check_benchmark_flags(theirs);
   g_n = static_cast<int>(options.integer("n"));
   if (options.show_config_requested()) {
     std::cout << options.show_config();

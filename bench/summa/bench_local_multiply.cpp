@@ -134,6 +134,7 @@ int run_program(int argc, char** argv) {
     std::fputs(options.answer().c_str(), stdout);
     return apps::kExitSuccess;
   }
+  bench::check_benchmark_flags(theirs);
   const long long n = options.integer("size");
   if (options.show_config_requested()) {
     std::fputs(options.show_config().c_str(), stdout);

@@ -114,11 +114,33 @@ TEST(AppsOptions, RangesAtTheirBoundsAndBeyond) {
   EXPECT_EQ(options.integer("bytes"), 1 << 30);
   EXPECT_EQ(refusal({"--iters", "0"}), "--iters: Value 0 not in range 1 to 8");
   EXPECT_EQ(refusal({"--iters", "9"}), "--iters: Value 9 not in range 1 to 8");
-  EXPECT_EQ(refusal({"--iters", "3x"}), "--iters: Value 3x not in range 1 to 8");
+  EXPECT_EQ(refusal({"--iters", "3x"}), "--iters: expected an integer, got '3x'");
   EXPECT_EQ(refusal({"--iters", "99999999999999999999"}), "--iters: Value 99999999999999999999 not in range 1 to 8");
   EXPECT_EQ(refusal({"--omega", "2.5"}), "--omega: Value 2.5 not in range 0.000000 to 2.000000");
   EXPECT_EQ(refusal({"--omega", "nan"}), "--omega: Value nan is not a finite number");
   EXPECT_EQ(refusal({"--tol", "x"}), "--tol: Value x is not a finite number");
+  EXPECT_EQ(refusal({"--tol", "1e400"}), "--tol: Value 1e400 is not a finite number");
+}
+
+// The value a program reads is the value that was checked: integers are decimal (CLI11 alone read "0x2" as 2
+// for the range check and std::stoll as 0 for the run, "010" as 8 and 10, and refused "08"), and a number too small for a
+// double is its rounded value (std::stod threw on "1e-400" after the check had passed it).
+TEST(AppsOptions, TheCheckedValueIsTheValueRead) {
+  auto options = constrained_options();
+  const char* argv[] = {"tool", "--iters", "08", "--bytes", " 2 kib ", "--tol", "1e-400", "--omega", "1e-310", "--n", "+1,08,3"};
+  ASSERT_TRUE(options.parse(11, argv));
+  EXPECT_EQ(options.integer("iters"), 8);  // decimal, not octal
+  EXPECT_EQ(options.integer("bytes"), 2048);
+  EXPECT_EQ(options.real("tol"), 0.0);
+  EXPECT_EQ(options.real("omega"), 1e-310);  // subnormal, in (0, 2]
+  EXPECT_EQ(options.integers("n"), (std::vector<long long>{1, 8, 3}));
+  EXPECT_EQ(refusal({"--iters", "0x2"}), "--iters: expected an integer, got '0x2'");
+  EXPECT_EQ(refusal({"--iters", "+-2"}), "--iters: expected an integer, got '+-2'");
+  EXPECT_EQ(refusal({"--iters", "2K"}), "--iters: expected an integer, got '2K'");  // no suffixes declared
+  EXPECT_EQ(refusal({"--bytes", "0x10"}), "--bytes: expected an integer (suffixes K, M, G allowed), got '0x10'");
+  EXPECT_EQ(refusal({"--bytes", "9999999999999999999K"}), "--bytes: Value 9999999999999999999K not in range 1 to 1073741824");
+  EXPECT_EQ(refusal({"--bytes", "16E"}), "--bytes: Value 16E not in range 1 to 1073741824");  // 2^64: overflows
+  EXPECT_EQ(refusal({"--n", "0x8"}), "--n: expected an integer (suffixes K, M, G allowed), got '0x8'");
 }
 
 TEST(AppsOptions, SizesListsAndChoices) {

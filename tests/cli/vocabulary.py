@@ -100,11 +100,40 @@ def describe(status, out, err):
     return f"exit {status}; stdout {out[-400:]!r}; stderr {err[-400:]!r}"
 
 
+def check_benchmark_bounds(checks, label, command, name):
+    """A Google Benchmark program's numeric flags at and beyond their documented bounds (its --help):
+    Google Benchmark itself loops for ever on --benchmark_min_time=inf and dies of std::length_error on
+    --benchmark_repetitions=-1."""
+    refusals = {
+        "--benchmark_repetitions=0": "--benchmark_repetitions: expected an integer from 1 to 1000000, got '0'",
+        "--benchmark_repetitions=1000001":
+            "--benchmark_repetitions: expected an integer from 1 to 1000000, got '1000001'",
+        "--benchmark_repetitions=0x2": "--benchmark_repetitions: expected an integer from 1 to 1000000, got '0x2'",
+        "--benchmark_min_time=inf": "--benchmark_min_time: expected a finite number of seconds >= 0, got 'inf'",
+        "--benchmark_min_time=-0.5": "--benchmark_min_time: expected a finite number of seconds >= 0, got '-0.5'",
+        "--benchmark_min_warmup_time=nan":
+            "--benchmark_min_warmup_time: expected a finite number of seconds >= 0, got 'nan'",
+    }
+    for flag, line in refusals.items():
+        status, out, err = run(command + [flag])
+        lines = [text for text in err.splitlines() if text.strip()]
+        checks.expect(status == 2 and lines == [f"{name}: error: {line}"] and out == "",
+                      f"{label} {flag} exits 2 with one line naming it", describe(status, out, err))
+    accepted = ["--benchmark_repetitions=1", "--benchmark_repetitions=1000000", "--benchmark_min_time=0",
+                "--benchmark_list_tests=true"]
+    status, out, err = run(command + accepted)
+    # A two-rank benchmark run as one process stops after the flags were checked, at its rank count.
+    two_ranks = [text for text in err.splitlines() if text.strip()] == [f"{name}: error: run on 2 ranks (got 1)"]
+    checks.expect((status == 0 and out.strip() != "") or (status == 1 and two_ranks),
+                  f"{label} {' '.join(accepted)} is accepted", describe(status, out, err))
+
+
 def check_command(checks, label, command, name, version, show_config):
     """--help, --version, --bogus-flag and --show-config of one command. show_config: None (it has none),
     or the variables its --show-config must list, the first of them as set in the environment."""
-    status, out, err = run(command + ["--help"])
-    checks.expect(status == 0 and out.strip() != "", f"{label} --help exits 0 with text", describe(status, out, err))
+    status, help_text, err = run(command + ["--help"])
+    checks.expect(status == 0 and help_text.strip() != "", f"{label} --help exits 0 with text",
+                  describe(status, help_text, err))
 
     status, out, err = run(command + ["--version"])
     first = out.splitlines()[0] if out else ""
@@ -119,6 +148,9 @@ def check_command(checks, label, command, name, version, show_config):
         pattern = rf"{re.escape(name)}: error: unknown option '--bogus-flag'( \(.*\))?"
         checks.expect(status == 2 and len(lines) == 1 and re.fullmatch(pattern, lines[0]) and out == "",
                       f"{label} --bogus-flag exits 2 with one line naming it", describe(status, out, err))
+
+    if "Google Benchmark flags pass through" in help_text:
+        check_benchmark_bounds(checks, label, command, name)
 
     if show_config is not None:
         status, out, err = run(command + ["--show-config"])

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <cstdlib>
@@ -95,37 +97,75 @@ class HelpFormatter : public CLI::Formatter {
   std::string make_footer(const CLI::App* app) const override { return app->get_footer(); }
 };
 
-// CLI::AsSizeValue (K, M, G, ... powers of 1024) then CLI::Range on the count; its own refusal quotes the
-// text as given, CLI11's ("abc unit not recognized. Allowed values: {...}") would not.
-CLI::Validator count_in_range(std::optional<std::pair<long long, long long>> bounds) {
-  const CLI::AsSizeValue suffixes(false);
-  const std::optional<CLI::Range> range =
-      bounds ? std::optional<CLI::Range>(CLI::Range(bounds->first, bounds->second)) : std::nullopt;
+// One reading of a number, for its check and for its value. CLI11 reads an integer with strtoll in base 0
+// and std::stoll read it again in base 10: "--iters 0x2" passed the range check as 2 and ran 0 iterations,
+// "010" was checked as 8 and run as 10; std::stod threw on "1e-400", which CLI11 had let through.
+
+// "64", "+3", "-1", and where `suffixes`, "4K", "8 kib", "1GB": a decimal integer and one of CLI11's size
+// units (b; k, kb, ki, kib ... e: powers of 1024), any case. nullopt if the text is none of these;
+// `overflow` if it is one but its value does not fit a long long.
+std::optional<long long> read_integer(std::string_view text, bool suffixes, bool& overflow) {
+  overflow = false;
+  auto trim = [](std::string_view t) {
+    const std::size_t first = t.find_first_not_of(" \t");
+    return first == t.npos ? std::string_view() : t.substr(first, t.find_last_not_of(" \t") - first + 1);
+  };
+  text = trim(text);
+  std::size_t unit_begin = text.size();
+  while (unit_begin > 0 && std::isalpha(static_cast<unsigned char>(text[unit_begin - 1]))) --unit_begin;
+  std::string unit(text.substr(unit_begin));
+  std::string_view digits = trim(text.substr(0, unit_begin));
+  if (digits.starts_with('+')) digits.remove_prefix(1);  // from_chars rejects a leading '+', users write it
+  if (digits.starts_with('-') && text.starts_with('+')) return std::nullopt;  // "+-3"
+  long long value = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || end != digits.data() + digits.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+    return std::nullopt;
+  long long factor = 1;
+  if (!unit.empty()) {
+    if (!suffixes) return std::nullopt;
+    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::size_t power = std::string_view("kmgtpe").find(unit.front());
+    const std::string_view rest = std::string_view(unit).substr(1);
+    if (unit != "b" && (power == std::string_view::npos || !(rest.empty() || rest == "b" || rest == "i" || rest == "ib")))
+      return std::nullopt;
+    if (unit != "b") factor = 1LL << (10 * (power + 1));
+  }
+  overflow = ec == std::errc::result_out_of_range || __builtin_mul_overflow(value, factor, &value);
+  return value;
+}
+
+// An integer option's check: read_integer, then [min, max] if bounded; the text becomes the decimal value.
+// The refusals quote the text as given: "expected an integer, got '0x2'", "Value 0 not in range 1 to 8",
+// "Value 2147483648 not in range 1 to 1073741824 (given as '2G')".
+CLI::Validator integer_in_range(bool suffixes, std::optional<std::pair<long long, long long>> bounds) {
   return CLI::Validator(
-      [suffixes, range](std::string& text) {
-        const std::string given = text;
-        std::string error;
-        try {
-          error = suffixes(text);
-        } catch (const CLI::ValidationError&) {
-          error = "failed";
-        }
-        if (!error.empty()) return "expected an integer (suffixes K, M, G allowed), got '" + given + "'";
-        if (!range) return std::string();
-        error = (*range)(text);
-        return error.empty() || text == given ? error : error + " (given as '" + given + "')";
+      [suffixes, bounds](std::string& text) {
+        bool overflow = false;
+        const std::optional<long long> value = read_integer(text, suffixes, overflow);
+        if (!value) return "expected an integer" + std::string(suffixes ? " (suffixes K, M, G allowed)" : "") + ", got '" + text + "'";
+        const std::string decimal = overflow ? text : std::to_string(*value);
+        const std::string range =
+            bounds ? " not in range " + std::to_string(bounds->first) + " to " + std::to_string(bounds->second) : " too large";
+        if (overflow || (bounds && (*value < bounds->first || *value > bounds->second)))
+          return "Value " + decimal + range + (decimal == text ? "" : " (given as '" + text + "')");
+        text = decimal;
+        return std::string();
       },
       "");
 }
 
+// A finite number as strtod reads it ("1e-400" is 0, "1e400" is refused), for the check and for real().
+std::optional<double> read_real(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
 // CLI::Range lets NaN through (no comparison with it is true).
 const CLI::Validator kFinite(
-    [](std::string& text) {
-      double value = 0.0;
-      return CLI::detail::lexical_cast(text, value) && std::isfinite(value) ? std::string()
-                                                                           : "Value " + text + " is not a finite number";
-    },
-    "");
+    [](std::string& text) { return read_real(text) ? std::string() : "Value " + text + " is not a finite number"; }, "");
 
 std::string help_text(const std::string& help, const std::optional<std::string>& default_value) {
   if (!default_value) return help;
@@ -281,11 +321,7 @@ bool Options::parse(int argc, const char* const* argv) {
       o->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false);
       if (s.default_value) o->default_str(*s.default_value);
       if (s.list) o->delimiter(',');
-      if (s.suffixes) {
-        o->transform(count_in_range(s.integer_range));  // a transform: "4K" becomes "4096"
-      } else if (s.integer_range) {
-        o->check(CLI::Range(s.integer_range->first, s.integer_range->second));
-      }
+      if (s.suffixes || s.integer_range) o->transform(integer_in_range(s.suffixes, s.integer_range));  // "4K": "4096"
       if (s.real_range) o->check(kFinite)->check(CLI::Range(s.real_range->first, s.real_range->second));
       if (!s.choices.empty()) o->check(CLI::IsMember(s.choices));
     }
@@ -370,12 +406,12 @@ const std::vector<std::string>& Options::values(std::string_view name) const {
 
 long long Options::integer(std::string_view name) const {
   assert((spec(name).integer_range || spec(name).suffixes) && "integer() of an option declared without range()");
-  return std::stoll(values(name).front());  // checked by CLI::Range
+  return std::stoll(values(name).front());  // the decimal text integer_in_range made
 }
 
 double Options::real(std::string_view name) const {
   assert(spec(name).real_range && "real() of an option declared without real_range() or number()");
-  return std::stod(values(name).front());
+  return *read_real(values(name).front());  // checked by kFinite
 }
 
 std::vector<long long> Options::integers(std::string_view name) const {

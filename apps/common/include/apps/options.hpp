@@ -2,8 +2,8 @@
 // once (name, value name, help, default), parsed by CLI11 from argv as "--key value" or "--key=value",
 // printed as --help text with the shared PROXY_* footer. Every program gets --help, --version ("NAME
 // (proxy) X.Y.Z") and --show-config (every effective setting with its source). An option's constraints
-// are declared with it (range, suffixes, one_of, list) and checked by CLI11's validators while parsing
-// (CLI::Range, CLI::AsSizeValue, CLI::IsMember, delimiter ','), defaults included, so a bad value fails
+// are declared with it (range, suffixes, one_of, list) and checked by CLI11 validators while parsing
+// (ours for numbers, CLI::IsMember, delimiter ','), defaults included, so a bad value fails
 // at parse() as one UsageError naming the option and the value ("--iters: Value 0 not in range 1 to
 // 1073741823"). Unknown options, missing values, repeated options and stray arguments throw UsageError
 // naming them. PROXY_VERBOSE is --verbose's environment name (CLI11's envname; every program honours it,
@@ -37,10 +37,12 @@ class Options {
   Options& option(std::string name, std::string value_name, std::string help,
                   std::optional<std::string> default_value = std::nullopt);
   // Constraints of the option declared last, checked for each value (each item of a list):
-  Options& range(long long min, long long max);  // an integer in [min, max] (CLI::Range)
-  Options& real_range(double min, double max);   // a finite number in [min, max]
+  // An integer in [min, max], decimal ("0x10" is refused, "010" is 10), read as it was checked.
+  Options& range(long long min, long long max);
+  Options& real_range(double min, double max);   // a finite number in [min, max], as strtod reads it
   Options& number();                             // any finite number
-  // An integer with an optional suffix K, M or G, powers of 1024 (CLI::AsSizeValue): "--size 4K" is 4096.
+  // An integer with an optional suffix K, M or G (CLI::AsSizeValue's units, powers of 1024): "--size 4K" is
+  // 4096.
   Options& suffixes();
   Options& one_of(std::vector<std::string> choices);  // CLI::IsMember
   Options& list();                                    // comma-separated values (CLI11's delimiter)
