@@ -161,7 +161,7 @@ def run_one(args, mode, panel, record_path):
     result = run_command(args, command)
     if result.returncode != 0:
         fail(f"'{shlex.join(command)}' failed ({result.returncode}):\n{result.stdout}{result.stderr}",
-             cli.EXIT_VERIFICATION if result.returncode == cli.EXIT_VERIFICATION else cli.EXIT_FAILURE)
+             result.returncode if result.returncode in (cli.EXIT_VERIFICATION, cli.EXIT_USAGE) else cli.EXIT_FAILURE)
     try:
         with open(record_path) as records:
             return json.loads(records.readlines()[-1])

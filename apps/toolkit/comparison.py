@@ -27,7 +27,8 @@ KEEPS_A_CORE = ("dedicated", "polling")  # the progress strategies whose proxy t
 
 
 class RunError(Exception):
-    """A run failed: printed as `PROGRAM: error: ...`; exit 1, or 3 when the driver's verification failed."""
+    """A run failed: printed as `PROGRAM: error: ...`; exit 1, 3 when the driver's verification failed, 2 when
+    the driver refused the arguments it was given (a value beyond its bounds: the user's to change)."""
 
     def __init__(self, message, status):
         super().__init__(message)
@@ -173,7 +174,8 @@ def run_mode(args, mode, label, arguments, record_path):
         launcher.stop_group(process)
         raise
     if process.returncode != 0:
-        status = cli.EXIT_VERIFICATION if process.returncode == cli.EXIT_VERIFICATION else cli.EXIT_FAILURE
+        passed_on = (cli.EXIT_VERIFICATION, cli.EXIT_USAGE)
+        status = process.returncode if process.returncode in passed_on else cli.EXIT_FAILURE
         raise RunError(f"{label} run failed (exit {process.returncode}): {last_error_line(output)}\n{output}", status)
     for line in output.splitlines():
         if "warning" in line or "notice" in line:

@@ -132,6 +132,15 @@ class CompareTest(unittest.TestCase):
                                         "refused on purpose"])
         self.assertEqual(done.stdout, "")
 
+    def test_a_value_the_driver_refuses_is_a_usage_error(self):
+        """--max-iters beyond cg3d's bound: the first run's refusal, exit 2 (the user's to change), nothing else
+        run."""
+        done = compare("--n", 8, "--max-iters", "100000001", "--modes", "sync,proxy")
+        self.assertEqual((done.returncode, errors(done)),
+                         (2, ["compare: error: sync classic run failed (exit 2): cg3d: error: --max-iters: Value "
+                              "100000001 not in range 1 to 100000000"]), done.stderr)
+        self.assertEqual(done.stderr.count("+ "), 1, done.stderr)
+
 
 def main():
     """Read the build's driver and launcher, then run the cases named (all without names)."""

@@ -212,7 +212,7 @@ class TestLaunch(unittest.TestCase):
             self.log.unlink(missing_ok=True)
             done = run([COMPARE, "--driver", self.driver, "--modes", mode, "--cores", "4", "--nodes", "2",
                         "--srun-mpi", "pmix", "--timeout", "60"], env=env)
-            self.assertEqual(done.returncode, 1, done.stderr)  # the fake driver writes no record
+            self.assertEqual(done.returncode, 2, done.stderr)  # the fake driver refuses --node-width: passed on
             self.assertEqual(self.launches()[0][:9], ["srun"] + geometry + ["--cpu-bind=cores", "--mpi=pmix",
                                                                             str(self.driver)])
         self.log.unlink(missing_ok=True)
@@ -230,15 +230,16 @@ class TestLaunch(unittest.TestCase):
 
     def test_other_tools_use_the_launcher(self):
         """compare, compare-panels and run-overlap launch with the same setting (--mpiexec here, then
-        proxy-mpiexec beside the driver); the fake launcher's runs write no record, which each reports."""
+        proxy-mpiexec beside the driver). The fake driver refuses the options of compare (--node-width) and
+        compare-panels (--size), which pass its exit 2 on; run-overlap's run fails (exit 1)."""
         self.log.unlink(missing_ok=True)
         done = run([COMPARE, "--driver", self.driver, "--modes", "sync", "--mpiexec", "other-mpiexec"], env=self.env)
-        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertEqual(done.returncode, 2, done.stderr)  # the fake driver refuses --node-width: passed on
         self.assertEqual(self.launches()[0][0], "other-mpiexec")
         self.log.unlink()
         done = run([COMPARE_PANELS, "--driver", self.driver, "--modes", "sync", "--panels", "8", "--size", "1K",
                     "--single-tier-ranks", "2"], env=self.env)
-        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertEqual(done.returncode, 2, done.stderr)  # the fake driver refuses --size: passed on
         self.assertEqual(self.launches()[0][:3], ["proxy-mpiexec", "-n", "2"])
         self.assertIn("--size 1024", " ".join(self.launches()[0]))
         self.log.unlink()
