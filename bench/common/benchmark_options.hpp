@@ -19,6 +19,7 @@
 
 #include "apps/exit_codes.hpp"
 #include "apps/options.hpp"
+#include "apps/output_file.hpp"
 #include "apps/provenance.hpp"
 #include "apps/usage_error.hpp"
 #include "format_reporter.hpp"  // split_arguments
@@ -31,10 +32,12 @@ inline constexpr std::string_view kBenchmarkFlagsHelp =
     "--benchmark_out=FILE, --benchmark_min_time=T (seconds, >= 0), --benchmark_repetitions=N (1 to 1000000),\n"
     "--benchmark_list_tests, ...";
 
-// Google Benchmark's numeric flags, checked before it runs (it loops for ever on --benchmark_min_time=inf,
-// dies of std::length_error on --benchmark_repetitions=-1, runs nothing on 0 and exits 0): throws
-// apps::UsageError "--benchmark_repetitions: expected an integer from 1 to 1000000, got '-1'". A text that
-// is no number at all is left to benchmark::Initialize, which reports it as unrecognized.
+// Google Benchmark's numeric flags and its output file, checked before it runs (it loops for ever on
+// --benchmark_min_time=inf, dies of std::length_error on --benchmark_repetitions=-1, runs nothing on 0 and
+// exits 0, waits for ever on a --benchmark_out that is a pipe, loses its output on /dev/full): throws
+// apps::UsageError "--benchmark_repetitions: expected an integer from 1 to 1000000, got '-1'", or the
+// drivers' --output refusal (apps::unwritable_reason). A text that is no number at all is left to
+// benchmark::Initialize, which reports it as unrecognized.
 inline void check_benchmark_flags(const std::vector<char*>& theirs) {
   for (std::size_t i = 1; i < theirs.size(); ++i) {
     const std::string_view arg = theirs[i];
@@ -51,6 +54,9 @@ inline void check_benchmark_flags(const std::vector<char*>& theirs) {
       const double seconds = std::strtod(value.c_str(), &end);
       if (value.empty() || *end != '\0' || !std::isfinite(seconds) || seconds < 0.0)
         throw apps::UsageError(std::string(name) + ": expected a finite number of seconds >= 0, got '" + value + "'");
+    } else if (name == "--benchmark_out") {
+      if (const std::string why = apps::unwritable_reason(std::string(name), value); !why.empty())
+        throw apps::UsageError(why);
     }
   }
 }

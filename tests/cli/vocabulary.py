@@ -101,9 +101,9 @@ def describe(status, out, err):
 
 
 def check_benchmark_bounds(checks, label, command, name):
-    """A Google Benchmark program's numeric flags at and beyond their documented bounds (its --help):
-    Google Benchmark itself loops for ever on --benchmark_min_time=inf and dies of std::length_error on
-    --benchmark_repetitions=-1."""
+    """A Google Benchmark program's numeric flags at and beyond their documented bounds (its --help), and its
+    output file. Google Benchmark itself loops for ever on --benchmark_min_time=inf and dies of
+    std::length_error on --benchmark_repetitions=-1."""
     refusals = {
         "--benchmark_repetitions=0": "--benchmark_repetitions: expected an integer from 1 to 1000000, got '0'",
         "--benchmark_repetitions=1000001":
@@ -113,6 +113,10 @@ def check_benchmark_bounds(checks, label, command, name):
         "--benchmark_min_time=-0.5": "--benchmark_min_time: expected a finite number of seconds >= 0, got '-0.5'",
         "--benchmark_min_warmup_time=nan":
             "--benchmark_min_warmup_time: expected a finite number of seconds >= 0, got 'nan'",
+        # Google Benchmark waited for ever on a pipe and lost its output on /dev/full: files as the drivers'.
+        "--benchmark_out=/dev/full": "--benchmark_out /dev/full: is not a regular file (a device, pipe or socket)",
+        "--benchmark_out=/nonexistent-folder/x.json":
+            "--benchmark_out /nonexistent-folder/x.json: directory '/nonexistent-folder': No such file or directory",
     }
     for flag, line in refusals.items():
         status, out, err = run(command + [flag])
