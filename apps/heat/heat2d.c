@@ -72,7 +72,9 @@ static int parse(int argc, char** argv, int rank, int ranks, struct problem* p) 
     char* end = NULL;
     const long value = strtol(text, &end, 10);
     if (*text == '\0' || *end != '\0' || value < least || value > (1L << 24)) {
-      if (rank == 0) fprintf(stderr, "heat2d-c: error: %s must be at least %ld, got '%s'\n", option, least, text);
+      if (rank == 0)
+        fprintf(stderr, "heat2d-c: error: %s must be an integer from %ld to %ld, got '%s'\n", option, least, 1L << 24,
+                text);
       return kExitUsage;
     }
     *target = (int)value;

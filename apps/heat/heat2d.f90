@@ -284,8 +284,8 @@ contains
       read(text, *, iostat=io) value
       if (io /= 0 .or. len_trim(text) == 0 .or. is_decimal(text) .eqv. .false.) value = least - 1
       if (value < least .or. value > 2**24) then
-        if (rank == 0) write(error_unit, '(a,i0,a)') 'heat2d-fortran: error: ' // trim(option) // &
-            ' must be at least ', least, ", got '" // trim(text) // "'"
+        if (rank == 0) write(error_unit, '(a,i0,a,i0,a)') 'heat2d-fortran: error: ' // trim(option) // &
+            ' must be an integer from ', least, ' to ', 2**24, ", got '" // trim(text) // "'"
         outcome = exit_usage
         return
       end if
