@@ -64,8 +64,9 @@ def parse_args(argv):
     try:
         args.size = cli.size(args.size, "--size")
         args.panels = cli.unique(cli.size(p, "--panels") for p in cli.split_list(args.panels))
-        for name in ("single_tier_ranks", "multi_tier_ranks", "reps", "timeout"):
-            setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-")))
+        for name, maximum in (("single_tier_ranks", None), ("multi_tier_ranks", None), ("reps", cli.MAX_REPS),
+                              ("timeout", cli.MAX_SECONDS)):
+            setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-"), maximum))
         args.threads = 0 if str(args.threads).strip() == "0" else cli.positive_int(args.threads, "--threads")
         args.output_format = cli.record_format(args.output) if args.output else None
         args.launcher_kind = launcher.choose(args.launcher_kind, args.mpiexec)

@@ -144,10 +144,18 @@ def size(text, name, minimum=1):
     return value
 
 
-def positive_int(text, name):
-    """A positive integer (no suffix): iterations, repetitions, ranks, threads."""
+# Bounds of the tools' counts where the drivers' and the runtime's have one: a timeout as PROXY_WAIT_TIMEOUT's
+# (beyond ~9.2e9 s Python's clocks overflow: "timestamp too large"), repetitions as summa's --reps.
+MAX_SECONDS = 1_000_000
+MAX_REPS = 1_000_000
+
+
+def positive_int(text, name, maximum=None):
+    """A positive integer (no suffix), at most `maximum` if given: iterations, repetitions, ranks, threads."""
     if not re.fullmatch(r"[0-9]+", str(text).strip()) or int(text) < 1:
         raise UsageError(f"{name}: '{text}' is not a positive integer")
+    if maximum is not None and int(text) > maximum:
+        raise UsageError(f"{name}: '{text}' is above its maximum {maximum}")
     return int(text)
 
 

@@ -97,8 +97,8 @@ def check_run_options(args, driver_target):
     """Validates what add_run_options added and resolves the launcher; last of a tool's checks, so that a bad
     value of any other option is reported as such wherever the driver is. driver_target: the CMake target
     that builds the driver (named when it is missing)."""
-    for name in ("cores", "nodes", "reps", "timeout"):
-        setattr(args, name, cli.positive_int(getattr(args, name), f"--{name}"))
+    for name, maximum in (("cores", None), ("nodes", None), ("reps", cli.MAX_REPS), ("timeout", cli.MAX_SECONDS)):
+        setattr(args, name, cli.positive_int(getattr(args, name), f"--{name}", maximum))
     args.modes = subset(args.modes, MODES, "--modes", "mode")
     if args.progress not in PROGRESS:
         raise UsageError(f"--progress: unknown strategy '{args.progress}' (expected {', '.join(PROGRESS)})")

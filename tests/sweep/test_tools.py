@@ -39,6 +39,12 @@ class TestTools(unittest.TestCase):
         cases = [([COMPARE, "--output", self.dir / "x.txt"],
                   f"compare: error: --output '{self.dir / 'x.txt'}': the name must end in .csv or .json (JSON Lines)"),
                  ([COMPARE, "--reps=0"], "compare: error: --reps: '0' is not a positive integer"),
+                 ([COMPARE, "--reps=1000001"], "compare: error: --reps: '1000001' is above its maximum 1000000"),
+                 # Beyond ~9.2e9 s, Python's clocks overflow ("unexpected OverflowError", exit 1, before).
+                 ([COMPARE, "--timeout", "99999999999999"],
+                  "compare: error: --timeout: '99999999999999' is above its maximum 1000000"),
+                 ([COMPARE_PANELS, "--timeout", "1000001"],
+                  "compare-panels: error: --timeout: '1000001' is above its maximum 1000000"),
                  ([COMPARE, "--modes", "sync,fast"], "compare: error: --modes: unknown mode 'fast' (expected sync, "
                                                      "async, mt, proxy)"),
                  ([COMPARE_PANELS, "--size", "2X"], "compare-panels: error: --size: '2X' is not a size (an integer, "
