@@ -206,6 +206,19 @@ class TestEmulatedCluster(unittest.TestCase):
             (["--nodes", str(cores + 1), "--cores-per-node", "1", "--", "true"],
              f"emulated-cluster: error: --nodes {cores + 1} x --cores-per-node 1 needs {cores + 1} cores"),
             (["--nodes", "2"], "emulated-cluster: error: no program given"),
+            # Numbers bash cannot hold: "integer expression expected" and no limit (--timeout), or a product
+            # that wraps and passes the core check (--cores-per-node).
+            (["--timeout", "99999999999999999999", "--", "true"],
+             "emulated-cluster: error: --timeout '99999999999999999999' is not a whole number of seconds from 0 to "
+             "1000000"),
+            (["--timeout", "1000001", "--", "true"],
+             "emulated-cluster: error: --timeout '1000001' is not a whole number of seconds from 0 to 1000000"),
+            (["--nodes", "99999999999999999999", "--", "true"],
+             "emulated-cluster: error: --nodes '99999999999999999999' is not an integer from 1 to 250"),
+            (["--nodes", "2", "--cores-per-node", "4611686018427387904", "--", "true"],
+             "emulated-cluster: error: --cores-per-node '4611686018427387904' is not a positive integer"),
+            (["--ranks-per-node", "1025", "--", "true"],
+             "emulated-cluster: error: --ranks-per-node '1025' is not an integer from 1 to 1024"),
         ]
         for args, message in cases:
             _, err = self.cluster(*args, expect=2)
