@@ -45,7 +45,8 @@ def parse_args(argv):
     parser.add_argument("--srun-mpi", metavar="TYPE",
                         help="under srun, the PMI (--mpi=TYPE; default $SLURM_MPI_TYPE, else what the driver's "
                              "MPI needs: MPICH pmi2, Open MPI pmix)")
-    parser.add_argument("--timeout", default="600", help="seconds before a run counts as failed (default: %(default)s)")
+    parser.add_argument("--timeout", default="600",
+                        help="seconds before a run counts as failed, 1 to 1000000 (default: %(default)s)")
     parser.add_argument("--size", default="1536", help="m = n = k, K/M/G suffixes (default: %(default)s)")
     parser.add_argument("--panels", default="16,32,64,128,256,512",
                         help="comma-separated panel widths (default: %(default)s)")
@@ -56,7 +57,7 @@ def parse_args(argv):
                         help="ranks for mt and proxy: one per node (default: %(default)s)")
     parser.add_argument("--threads", default="0",
                         help="compute threads per rank in mt and proxy; 0 = one per compute core (default: 0)")
-    parser.add_argument("--reps", default="3", help="repetitions per run (default: %(default)s)")
+    parser.add_argument("--reps", default="3", help="repetitions per run, 1 to 1000000 (default: %(default)s)")
     parser.add_argument("--verify", action="store_true", help="pass --verify: check every run's C (untimed)")
     parser.add_argument("--output", help="write every run's record to FILE.csv or FILE.json (JSON Lines)")
     parser.add_argument("--plot", help="save total time vs panel width per mode to this image")
