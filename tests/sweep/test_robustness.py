@@ -138,6 +138,13 @@ class TestRobustness(unittest.TestCase):
         self.usage_error([*self.args, "--timeout", "inf"],
                          "sweep: error: --timeout 'inf' is not a finite positive number of seconds")
 
+    def test_empty_paths(self):
+        """--out '', --driver '' and --spec '': one line, exit 2 (before: the spec's folder and driver, or no spec,
+        as if they had not been given)."""
+        self.usage_error([*self.args, "--out", ""], "sweep: error: --out is empty")
+        self.usage_error([*self.args, "--driver", " "], "sweep: error: --driver is empty")
+        self.usage_error([*self.args, "--spec", ""], "sweep: error: --spec is empty")
+
     def test_timeout_and_reps_above_their_maximum(self):
         """--timeout 1e14 (Python's clocks overflow beyond ~9.2e9 s: a traceback's OverflowError, before) and
         --reps above 1000000: one line each, exit 2."""
