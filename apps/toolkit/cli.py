@@ -49,15 +49,21 @@ class Parser(argparse.ArgumentParser):
 
     environment: the variables the tool reads itself, {NAME: what applies when unset}; given (a tool that
     honours settings), the parser has --show-config: every option and those variables with their value and
-    source, and every PROXY_* and OMP_* variable set (passed on to the programs the tool runs)."""
+    source, and every PROXY_* and OMP_* variable set (passed on to the programs the tool runs).
 
-    def __init__(self, *args, environment=None, **kwargs):
+    An option given an empty value (`--output ''`) is a usage error, `PROGRAM: error: --output is empty`:
+    argparse takes '' as a value, and the tools read it as "not given" (the default file, folder or
+    driver) or as a name; may_be_empty lists the options whose empty value means something (plot's
+    --prefix)."""
+
+    def __init__(self, *args, environment=None, may_be_empty=(), **kwargs):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self.add_argument("--version", action="version", version=f"%(prog)s (proxy) {project_version()}",
                           help="print the project version and exit")
         self._environment = environment
+        self._may_be_empty = set(may_be_empty)
         if environment is not None:
             self.add_argument("--show-config", action="store_true",
                               help="print every effective setting (options, PROXY_*, OMP_*) with its source and exit")
@@ -77,6 +83,13 @@ class Parser(argparse.ArgumentParser):
             if name.startswith("--") and len(name) > 2 and name not in self._option_string_actions:
                 self.error(f"unknown option '{name}' (see --help)")
         result = super().parse_args(argv, namespace)
+        given = {word.split("=", 1)[0] for word in argv[:argv.index("--") if "--" in argv else len(argv)]}
+        for action in self._actions:
+            value = getattr(result, action.dest, None)
+            name = action.option_strings[-1] if action.option_strings else None
+            if (name and name not in self._may_be_empty and given & set(action.option_strings)
+                    and isinstance(value, str) and not value.strip()):
+                self.error(f"{name} is empty")
         if self._environment is not None and result.show_config:
             print(self.show_config(argv, result), end="")
             sys.exit(EXIT_OK)

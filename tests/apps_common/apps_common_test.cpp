@@ -120,6 +120,7 @@ TEST(AppsOptions, RangesAtTheirBoundsAndBeyond) {
   EXPECT_EQ(refusal({"--omega", "nan"}), "--omega: Value nan is not a finite number");
   EXPECT_EQ(refusal({"--tol", "x"}), "--tol: Value x is not a finite number");
   EXPECT_EQ(refusal({"--tol", "1e400"}), "--tol: Value 1e400 is not a finite number");
+  EXPECT_EQ(refusal({"--tol", ""}), "--tol: Value  is not a finite number");  // not 0
 }
 
 // The value a program reads is the value that was checked: integers are decimal (CLI11 alone read "0x2" as 2

@@ -139,8 +139,8 @@ class TestRobustness(unittest.TestCase):
                          "sweep: error: --timeout 'inf' is not a finite positive number of seconds")
 
     def test_empty_paths(self):
-        """--out '', --driver '' and --spec '': one line, exit 2 (before: the spec's folder and driver, or no spec,
-        as if they had not been given)."""
+        """--out '', --driver ' ' and --spec '': one line, exit 2 (toolkit.cli.Parser; before: the spec's folder
+        and driver, or no spec, as if they had not been given)."""
         self.usage_error([*self.args, "--out", ""], "sweep: error: --out is empty")
         self.usage_error([*self.args, "--driver", " "], "sweep: error: --driver is empty")
         self.usage_error([*self.args, "--spec", ""], "sweep: error: --spec is empty")

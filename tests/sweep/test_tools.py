@@ -45,6 +45,10 @@ class TestTools(unittest.TestCase):
                   "compare: error: --timeout: '99999999999999' is above its maximum 1000000"),
                  ([COMPARE_PANELS, "--timeout", "1000001"],
                   "compare-panels: error: --timeout: '1000001' is above its maximum 1000000"),
+                 # An empty value is no value (it ran the comparison and wrote no file, before).
+                 ([COMPARE, "--output", ""], "compare: error: --output is empty"),
+                 ([COMPARE_PANELS, "--output="], "compare-panels: error: --output is empty"),
+                 ([PLOT, "--summary", self.dir, "--out", " "], "plot: error: --out is empty"),
                  ([COMPARE, "--modes", "sync,fast"], "compare: error: --modes: unknown mode 'fast' (expected sync, "
                                                      "async, mt, proxy)"),
                  ([COMPARE_PANELS, "--size", "2X"], "compare-panels: error: --size: '2X' is not a size (an integer, "

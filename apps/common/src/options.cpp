@@ -159,7 +159,7 @@ CLI::Validator integer_in_range(bool suffixes, std::optional<std::pair<long long
 std::optional<double> read_real(const std::string& text) {
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  if (end == text.c_str() || end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
   return value;
 }
 
