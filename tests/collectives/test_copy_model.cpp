@@ -1,6 +1,7 @@
 // Copy routines (every alignment of head and tail, each kind), the reduction kernels' aliasing rules, and
 // the HPDC'13 cost model (selection, file round trip, bad files named).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -155,6 +156,16 @@ TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), ("collective model file '" + ::testing::TempDir() + "' is not a regular file").c_str());
   }
+  // A pipe is refused before it is opened: opening it to read waited for a writer, for ever.
+  const std::string pipe = ::testing::TempDir() + "model-pipe-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
+  try {
+    CollectiveModel::load(pipe);
+    FAIL() << "a pipe passed for a model file";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), ("collective model file '" + pipe + "' is not a regular file").c_str());
+  }
+  ::unlink(pipe.c_str());
   try {
     CollectiveModel::load("/nonexistent/model");
     FAIL();

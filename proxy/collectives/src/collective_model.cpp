@@ -223,10 +223,12 @@ BroadcastAlgorithm CollectiveModel::choose_broadcast(TeamShape shape, std::size_
 }
 
 CollectiveModel CollectiveModel::load(const std::string& path) {
+  // The kind of file first: opening a pipe to read waits for a writer, for ever.
   struct stat info {};
-  std::ifstream in(path);
-  if (!in || ::stat(path.c_str(), &info) != 0) throw Error("cannot read collective model file '" + path + "'");
+  if (::stat(path.c_str(), &info) != 0) throw Error("cannot read collective model file '" + path + "'");
   if (!S_ISREG(info.st_mode)) throw Error("collective model file '" + path + "' is not a regular file");
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read collective model file '" + path + "'");
   ModelParameters parameters;
   TeamShape shape{0, 0};
   std::vector<MeasuredCurve> curves;
