@@ -56,7 +56,8 @@ def add_run_options(parser, cell, output_help):
                         help="cores per node p (default: this machine's, %(default)s)")
     parser.add_argument("--nodes", default="1", help="nodes to run (default: %(default)s)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset (default: %(default)s)")
-    parser.add_argument("--reps", default="1", help=f"runs per {cell}, in rounds (1 to 1000000); the median is shown (default: 1)")
+    parser.add_argument("--reps", default="1",
+                        help=f"runs per {cell}, in rounds (1 to 1000000); the median is shown (default: 1)")
     parser.add_argument("--repeat", dest="reps", help=argparse.SUPPRESS)  # the old spelling
     parser.add_argument("--launcher", dest="launcher_kind", choices=("auto", "mpiexec", "srun"), default="auto",
                         help="auto (default): srun inside a Slurm allocation (SLURM_JOB_ID set) unless --mpiexec "

@@ -124,11 +124,12 @@ TEST(AppsOptions, RangesAtTheirBoundsAndBeyond) {
 }
 
 // The value a program reads is the value that was checked: integers are decimal (CLI11 alone read "0x2" as 2
-// for the range check and std::stoll as 0 for the run, "010" as 8 and 10, and refused "08"), and a number too small for a
-// double is its rounded value (std::stod threw on "1e-400" after the check had passed it).
+// for the range check and std::stoll as 0 for the run, "010" as 8 and 10, and refused "08"), and a number too
+// small for a double is its rounded value (std::stod threw on "1e-400" after the check had passed it).
 TEST(AppsOptions, TheCheckedValueIsTheValueRead) {
   auto options = constrained_options();
-  const char* argv[] = {"tool", "--iters", "08", "--bytes", " 2 kib ", "--tol", "1e-400", "--omega", "1e-310", "--n", "+1,08,3"};
+  const char* argv[] = {"tool",  "--iters", "08",     "--omega", "1e-310", "--bytes",
+                        " 2 kib ", "--tol", "1e-400", "--n",     "+1,08,3"};
   ASSERT_TRUE(options.parse(11, argv));
   EXPECT_EQ(options.integer("iters"), 8);  // decimal, not octal
   EXPECT_EQ(options.integer("bytes"), 2048);
@@ -139,7 +140,8 @@ TEST(AppsOptions, TheCheckedValueIsTheValueRead) {
   EXPECT_EQ(refusal({"--iters", "+-2"}), "--iters: expected an integer, got '+-2'");
   EXPECT_EQ(refusal({"--iters", "2K"}), "--iters: expected an integer, got '2K'");  // no suffixes declared
   EXPECT_EQ(refusal({"--bytes", "0x10"}), "--bytes: expected an integer (suffixes K, M, G allowed), got '0x10'");
-  EXPECT_EQ(refusal({"--bytes", "9999999999999999999K"}), "--bytes: Value 9999999999999999999K not in range 1 to 1073741824");
+  EXPECT_EQ(refusal({"--bytes", "9999999999999999999K"}),
+            "--bytes: Value 9999999999999999999K not in range 1 to 1073741824");
   EXPECT_EQ(refusal({"--bytes", "16E"}), "--bytes: Value 16E not in range 1 to 1073741824");  // 2^64: overflows
   EXPECT_EQ(refusal({"--n", "0x8"}), "--n: expected an integer (suffixes K, M, G allowed), got '0x8'");
 }

@@ -120,7 +120,8 @@ class TestClusterStudy(unittest.TestCase):
         """One line naming the bad value, exit 2."""
         for args, message in ((["--emulate", "2x"], "cluster-study: error: --emulate '2x' is not NODESxCORES"),
                               (["--cores", "0"], "cluster-study: error: --cores must be at least 1, got 0"),
-                              (["--reps", "1000001"], "cluster-study: error: --reps must be from 1 to 1000000, got 1000001"),
+                              (["--reps", "1000001"],
+                               "cluster-study: error: --reps must be from 1 to 1000000, got 1000001"),
                               (["--parts", "fft"], "cluster-study: error: --parts: unknown part 'fft'")):
             err = self.study(*args, expect=2)
             self.assertTrue(err.startswith(message), err)

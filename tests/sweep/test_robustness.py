@@ -148,8 +148,10 @@ class TestRobustness(unittest.TestCase):
     def test_timeout_and_reps_above_their_maximum(self):
         """--timeout 1e14 (Python's clocks overflow beyond ~9.2e9 s: a traceback's OverflowError, before) and
         --reps above 1000000: one line each, exit 2."""
-        self.usage_error([*self.args, "--timeout", "1e14"], "sweep: error: --timeout '1e14' is above its maximum 1000000 s")
-        self.usage_error([*self.args, "--reps", "1000001"], "sweep: error: --reps: '1000001' is above its maximum 1000000")
+        self.usage_error([*self.args, "--timeout", "1e14"],
+                         "sweep: error: --timeout '1e14' is above its maximum 1000000 s")
+        self.usage_error([*self.args, "--reps", "1000001"],
+                         "sweep: error: --reps: '1000001' is above its maximum 1000000")
 
     def test_out_is_a_file(self):
         """--out naming a file: one line, exit 2."""

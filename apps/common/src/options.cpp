@@ -119,17 +119,19 @@ std::optional<long long> read_integer(std::string_view text, bool suffixes, bool
   if (digits.starts_with('-') && text.starts_with('+')) return std::nullopt;  // "+-3"
   long long value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (digits.empty() || end != digits.data() + digits.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
-    return std::nullopt;
+  const bool read_whole = !digits.empty() && end == digits.data() + digits.size();
+  if (!read_whole || (ec != std::errc() && ec != std::errc::result_out_of_range)) return std::nullopt;
   long long factor = 1;
   if (!unit.empty()) {
     if (!suffixes) return std::nullopt;
     std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
-    const std::size_t power = std::string_view("kmgtpe").find(unit.front());
-    const std::string_view rest = std::string_view(unit).substr(1);
-    if (unit != "b" && (power == std::string_view::npos || !(rest.empty() || rest == "b" || rest == "i" || rest == "ib")))
-      return std::nullopt;
-    if (unit != "b") factor = 1LL << (10 * (power + 1));
+    if (unit != "b") {
+      const std::size_t power = std::string_view("kmgtpe").find(unit.front());
+      const std::string_view rest = std::string_view(unit).substr(1);
+      if (power == std::string_view::npos || !(rest.empty() || rest == "b" || rest == "i" || rest == "ib"))
+        return std::nullopt;
+      factor = 1LL << (10 * (power + 1));
+    }
   }
   overflow = ec == std::errc::result_out_of_range || __builtin_mul_overflow(value, factor, &value);
   return value;
@@ -143,10 +145,14 @@ CLI::Validator integer_in_range(bool suffixes, std::optional<std::pair<long long
       [suffixes, bounds](std::string& text) {
         bool overflow = false;
         const std::optional<long long> value = read_integer(text, suffixes, overflow);
-        if (!value) return "expected an integer" + std::string(suffixes ? " (suffixes K, M, G allowed)" : "") + ", got '" + text + "'";
+        if (!value) {
+          return "expected an integer" + std::string(suffixes ? " (suffixes K, M, G allowed)" : "") + ", got '" +
+                 text + "'";
+        }
         const std::string decimal = overflow ? text : std::to_string(*value);
-        const std::string range =
-            bounds ? " not in range " + std::to_string(bounds->first) + " to " + std::to_string(bounds->second) : " too large";
+        const std::string range = bounds ? " not in range " + std::to_string(bounds->first) + " to " +
+                                               std::to_string(bounds->second)
+                                         : " too large";
         if (overflow || (bounds && (*value < bounds->first || *value > bounds->second)))
           return "Value " + decimal + range + (decimal == text ? "" : " (given as '" + text + "')");
         text = decimal;
@@ -165,7 +171,8 @@ std::optional<double> read_real(const std::string& text) {
 
 // CLI::Range lets NaN through (no comparison with it is true).
 const CLI::Validator kFinite(
-    [](std::string& text) { return read_real(text) ? std::string() : "Value " + text + " is not a finite number"; }, "");
+    [](std::string& text) { return read_real(text) ? std::string() : "Value " + text + " is not a finite number"; },
+    "");
 
 std::string help_text(const std::string& help, const std::optional<std::string>& default_value) {
   if (!default_value) return help;
