@@ -174,7 +174,9 @@ def positive_int(text, name, maximum=None):
 
 def record_format(path, name="--output"):
     """'csv' or 'json' from an output file name (.csv; .json or .jsonl = JSON Lines); anything else, a
-    directory, or a missing parent directory is a usage error (checked before any work is done)."""
+    directory, a pipe or device, a missing parent directory or one where no file can be created is a usage
+    error (checked before any work is done, as the drivers' apps::unwritable_reason does: a pipe would hold
+    the records' write for ever, after the runs)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".json", ".jsonl"):
@@ -184,6 +186,18 @@ def record_format(path, name="--output"):
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise UsageError(f"{name} '{path}': the directory '{parent}' does not exist")
+    if path.exists():
+        if not path.is_file():
+            raise UsageError(f"{name} '{path}' is not a regular file (a device, pipe or socket)")
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"{name} '{path}' cannot be written")
+    else:  # only creating tells (root passes os.access in sysfs, where creating is refused)
+        probe = parent / f".proxy-output-probe-{os.getpid()}"
+        try:
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            probe.unlink()
+        except OSError as error:
+            raise UsageError(f"{name} '{path}': cannot create a file in '{parent}': {error.strerror}") from None
     return "csv" if suffix == ".csv" else "json"
 
 

@@ -26,6 +26,15 @@ expect 2 "^summa: error: --output $work/zero.csv: is not a regular file \(a devi
   "${launcher[@]}" -n 1 "$summa" --size 32 --output "$work/zero.csv"
 expect 2 "^redblack3d: error: --output: unknown file type '$work/runs.txt' \(expected .csv, .json or .jsonl\)$" \
   "${rb2[@]}" --output "$work/runs.txt"
+mkfifo "$work/pipe.csv"  # opening it to append would wait for a reader, after the run
+expect 2 "^redblack3d: error: --output $work/pipe.csv: is not a regular file \(a device, pipe or socket\)$" \
+  "${rb2[@]}" --output "$work/pipe.csv"
+# A folder where creating is refused although access() allows it (root in sysfs; a container may mount it
+# read-only): a file is created and removed up front, so the run does not compute and then fail to open its
+# record (exit 1, before).
+sysfs_refusal="(Permission denied|Read-only file system)"
+expect 2 "^redblack3d: error: --output /sys/proxy-output-check.csv: cannot create a file in '/sys': $sysfs_refusal$" \
+  "${rb2[@]}" --output /sys/proxy-output-check.csv
 # A file that cannot be written, said why, before the run. Permissions do not stop root: as root the file
 # lies on a read-only bind mount in a mount namespace of the run's own (unshare -m).
 mkdir "$work/ro"; touch "$work/ro/ro.csv"
@@ -48,6 +57,7 @@ expect 2 "^summa: error: --output $work/rb.csv: its CSV header \(mode,n,nx,.*\) 
   "${launcher[@]}" -n 1 "$summa" --size 32 --output "$work/rb.csv"
 [ "$(md5sum < "$work/rb.csv")" = "$before" ] || fail "the refused run changed $work/rb.csv"
 [ ! -e "$work/missing" ] || fail "a refused run created $work/missing"
+! ls -a "$work" | grep -q proxy-output-probe || fail "a probe file was left in $work: $(ls -a "$work")"
 # Two runs creating one new CSV at once: one header, two rows, whole lines.
 "${rb2[@]}" --output "$work/two.csv" >/dev/null 2>&1 & first=$!
 "${rb2[@]}" --output "$work/two.csv" >/dev/null 2>&1 || fail "second concurrent run failed"

@@ -22,6 +22,8 @@ class TestTools(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="tools-")
         self.dir = Path(self.tmp.name)
+        self.pipe = self.dir / "pipe.csv"
+        os.mkfifo(self.pipe)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -45,6 +47,10 @@ class TestTools(unittest.TestCase):
                   "compare: error: --timeout: '99999999999999' is above its maximum 1000000"),
                  ([COMPARE_PANELS, "--timeout", "1000001"],
                   "compare-panels: error: --timeout: '1000001' is above its maximum 1000000"),
+                 # A pipe, and a folder where creating is refused although os.access allows it (root in
+                 # sysfs): refused before the runs (the pipe held the records' write for ever, after them).
+                 ([COMPARE, "--output", self.pipe],
+                  f"compare: error: --output '{self.pipe}' is not a regular file (a device, pipe or socket)"),
                  # An empty value is no value (it ran the comparison and wrote no file, before).
                  ([COMPARE, "--output", ""], "compare: error: --output is empty"),
                  ([COMPARE_PANELS, "--output="], "compare-panels: error: --output is empty"),
@@ -60,6 +66,10 @@ class TestTools(unittest.TestCase):
         for argv, line in cases:
             done = run(argv)
             self.assertEqual((done.returncode, done.stderr.strip()), (2, line), argv)
+        done = run([COMPARE, "--output", "/sys/proxy-output-check.csv"])  # read-only where a container mounts it so
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertRegex(done.stderr.strip(), r"^compare: error: --output '/sys/proxy-output-check.csv': cannot create "
+                                              r"a file in '/sys': (Permission denied|Read-only file system)$")
 
     def test_default_programs_follow_proxy_bin_dir(self):
         """Without --driver (or OVERLAP_EXE) the tools take their program from $PROXY_BIN_DIR, whatever the

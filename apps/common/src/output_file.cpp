@@ -52,8 +52,13 @@ std::string unwritable_reason(const std::string& option, const std::string& path
   const std::string directory = directory_of(path);
   if (::stat(directory.c_str(), &info) != 0) return what + "directory '" + directory + "': " + std::strerror(errno);
   if (!S_ISDIR(info.st_mode)) return what + "'" + directory + "' is not a directory";
-  if (::access(directory.c_str(), W_OK | X_OK) != 0)
-    return what + "cannot create a file in '" + directory + "': " + std::strerror(errno);
+  // access() says yes where creating says no (root in sysfs or procfs, NFS's root squashing): create a probe
+  // beside the file and remove it.
+  const std::string probe = directory + "/.proxy-output-probe-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return what + "cannot create a file in '" + directory + "': " + std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
   return "";
 }
 

@@ -17,7 +17,8 @@
 namespace apps {
 
 // Why `path` cannot be written (created or appended to), or "" when it can. option names it in the message
-// ("--output"). Never creates or changes anything.
+// ("--output"). Leaves everything as it was: where `path` does not exist yet, it creates a probe file beside
+// it and removes it (only creating tells: root passes access() in sysfs, where creating is refused).
 std::string unwritable_reason(const std::string& option, const std::string& path);
 
 // unwritable_reason, then the format (extension) and, for an existing non-empty CSV, its header against
