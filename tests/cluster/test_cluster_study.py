@@ -122,6 +122,9 @@ class TestClusterStudy(unittest.TestCase):
                               (["--cores", "0"], "cluster-study: error: --cores must be at least 1, got 0"),
                               (["--reps", "1000001"],
                                "cluster-study: error: --reps must be from 1 to 1000000, got 1000001"),
+                              # A folder it cannot create (sysfs; a traceback, before).
+                              (["--out", "/sys/proxy-study"], "cluster-study: error: --out '/sys/proxy-study': cannot "
+                                                              "create the folder: "),
                               (["--parts", "fft"], "cluster-study: error: --parts: unknown part 'fft'")):
             err = self.study(*args, expect=2)
             self.assertTrue(err.startswith(message), err)
