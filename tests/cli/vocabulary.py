@@ -228,6 +228,10 @@ def main():
         name, variable = SCRIPTS[script]
         check_command(checks, script, [str(args.source / script)], name, args.version,
                       None if variable is None else [variable])
+        text = (args.source / script).read_text()
+        if "python" in text.splitlines()[0]:  # no input may end a Python tool in a traceback
+            checks.expect("cli.run_main(" in text, f"{script} runs its main under cli.run_main",
+                          "an exception it did not foresee would print a traceback")
 
     print(f"{checks.passed} passed, {checks.failed} failed")
     return 1 if checks.failed else 0
