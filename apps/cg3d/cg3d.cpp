@@ -51,6 +51,7 @@ apps::Options make_options() {
       .number()
       .option("max-iters", "K", "stop after K iterations at most (1 to 100000000)", "500")
       .range(1, cg3d::kMaxIterations)
+      .per_rank()
       .option("threads", "T",
               "compute threads per rank in mt/proxy (0 = one per compute core of the\n"
               "rank's share of the node); sync/async run one thread per rank",

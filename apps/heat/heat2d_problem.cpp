@@ -32,6 +32,7 @@ int parse_command_line(const char* program, const char* description, const proxy
       .option("iters", "K", "time steps", "200")
       .suffixes()
       .range(1, 1 << 30)
+      .per_rank()
       .flag("verify", "recompute the whole grid serially on every rank and compare bit for bit; exit 3 if not")
       .flag("verbose", "print the effective configuration and the proxy's statistics (also PROXY_VERBOSE=1)")
       .alias("steps", "iters");

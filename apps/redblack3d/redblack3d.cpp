@@ -39,6 +39,7 @@ apps::Options make_options() {
       .range(1, 1 << 20)
       .option("iters", "K", "iterations (one red and one black half-sweep each)", "10")
       .range(1, (1 << 30) - 1)  // 2 x iters half-sweeps fit in int
+      .per_rank()
       .option("geometry", "PXxPYxPZ",
               "ranks along x, y, z; their product must equal the number of ranks\n"
               "(default: split z, then y, keeping the unit-stride x whole)")

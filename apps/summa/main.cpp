@@ -49,6 +49,7 @@ apps::Options declare_options() {
       .range(0, 4096)
       .option("reps", "R", "timed repetitions; times are the mean over them of the slowest rank", "3")
       .range(1, 1000000)
+      .per_rank()
       .option("node-layout", "RxC",
               "sync/async: each node's ranks (consecutive ranks) form an RxC tile of the grid, e.g. 2x4, 4x2\n"
               "or 1x8 (thesis Figs. IV.3-IV.5); prints the on/off-node broadcast receivers it implies.\n"

@@ -1,5 +1,7 @@
 #include "apps/agreed_parse.hpp"
 
+#include <sstream>
+
 #include <proxy/harness/timed_wait.hpp>
 
 namespace apps {
@@ -23,6 +25,33 @@ void agree_on_usage_error(const std::optional<std::string>& my_error, MPI_Comm c
   MPI_Ibcast(message.data(), length, MPI_CHAR, first, comm, &request);
   proxy::harness::wait_collective(request);
   throw UsageError(first == 0 ? message : message + " (on rank " + std::to_string(first) + ")");
+}
+
+void agree_on_options(const std::string& my_values, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int length = static_cast<int>(my_values.size());
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibcast(&length, 1, MPI_INT, 0, comm, &request);
+  proxy::harness::wait_collective(request);
+  std::string first = rank == 0 ? my_values : std::string(static_cast<std::size_t>(length), '\0');
+  MPI_Ibcast(first.data(), length, MPI_CHAR, 0, comm, &request);
+  proxy::harness::wait_collective(request);
+  std::optional<std::string> error;
+  if (first != my_values) {
+    std::istringstream theirs(first), mine(my_values);
+    std::string their_line, my_line;
+    while (true) {
+      const bool more_theirs = static_cast<bool>(std::getline(theirs, their_line));
+      const bool more_mine = static_cast<bool>(std::getline(mine, my_line));
+      if (more_theirs && more_mine && their_line == my_line) continue;
+      error = (more_mine ? my_line : std::string("fewer options")) + " here, " +
+              (more_theirs ? their_line : std::string("fewer options")) +
+              " on rank 0: every rank of a run needs the same options";
+      break;
+    }
+  }
+  agree_on_usage_error(error, comm);
 }
 
 bool answer_show_config(const Options& options, int rank) {

@@ -229,6 +229,22 @@ Options& Options::list() {
   return *this;
 }
 
+Options& Options::per_rank() {
+  last().per_rank = true;
+  return *this;
+}
+
+std::string Options::agreed_values() const {
+  std::string text;
+  for (const Spec& s : specs_) {
+    if (s.per_rank || s.name == kVerbose) continue;
+    std::string values = s.is_flag ? (s.seen ? "given" : "not given") : "";
+    for (const std::string& item : s.checked) values += (values.empty() ? "" : ",") + item;
+    text += "--" + s.name + " " + values + "\n";
+  }
+  return text;
+}
+
 Options& Options::flag(std::string name, std::string help) {
   assert(find(name) == nullptr && "option declared twice");
   Spec& s = specs_.emplace_back();

@@ -21,6 +21,11 @@ namespace apps {
 // Throws UsageError(message of the lowest rank with one) on every rank when any rank passed one.
 void agree_on_usage_error(const std::optional<std::string>& my_error, MPI_Comm comm);
 
+// Every rank's Options::agreed_values() against rank 0's (a broadcast, timed): a rank whose options differ
+// names the first that does, "--n 16,16,18 here, --n 16 on rank 0: every rank of a run needs the same
+// options", and every rank throws that UsageError (agree_on_usage_error).
+void agree_on_options(const std::string& my_values, MPI_Comm comm);
+
 // Runs parse_and_validate() (the command line into settings) on every rank of comm and agrees on its
 // usage errors (UsageError, InvalidSettings); returns its result.
 template <class Fn>
@@ -48,6 +53,7 @@ bool parse_agreed(MPI_Comm comm, int rank, Options& options, int argc, char** ar
     read();
     return true;
   });
+  agree_on_options(parsed ? options.agreed_values() : std::string("--help or --version\n"), comm);
   if (!parsed && rank == 0) std::fputs(options.answer().c_str(), stdout);
   return parsed;
 }

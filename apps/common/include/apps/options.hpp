@@ -46,6 +46,11 @@ class Options {
   Options& suffixes();
   Options& one_of(std::vector<std::string> choices);  // CLI::IsMember
   Options& list();                                    // comma-separated values (CLI11's delimiter)
+  // Every rank of a run must be given the same value of an option (apps::parse_agreed refuses a launch that
+  // gives ranks different ones: two grids whose faces happen to match computed an inconsistent problem and
+  // reported it converged), except one declared per_rank(): a count of iterations or repetitions, whose
+  // mismatch the run itself ends with the wait timeout's diagnostic (tests/app_faults provokes it so).
+  Options& per_rank();
 
   // A switch without a value ("--verify").
   Options& flag(std::string name, std::string help);
@@ -87,6 +92,10 @@ class Options {
   // environment), one per line, in the order --help lists them.
   std::string show_config() const;
 
+  // One line "--name VALUES" per option every rank must agree on (not per_rank(), not --verbose), the
+  // checked values, a flag as "given" or "not given": what parse_agreed compares across ranks.
+  std::string agreed_values() const;
+
   const std::string& program() const noexcept { return program_; }
   std::string help() const;
   std::string version() const;
@@ -105,6 +114,7 @@ class Options {
     std::optional<std::pair<double, double>> real_range;
     bool suffixes = false;
     bool list = false;
+    bool per_rank = false;
     std::vector<std::string> choices;
     std::vector<std::string> checked;  // the values after CLI11's validators
   };
