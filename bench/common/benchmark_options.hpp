@@ -36,8 +36,8 @@ inline constexpr std::string_view kBenchmarkFlagsHelp =
 // --benchmark_min_time=inf, dies of std::length_error on --benchmark_repetitions=-1, runs nothing on 0 and
 // exits 0, waits for ever on a --benchmark_out that is a pipe, loses its output on /dev/full): throws
 // apps::UsageError "--benchmark_repetitions: expected an integer from 1 to 1000000, got '-1'", or the
-// drivers' --output refusal (apps::unwritable_reason). A text that is no number at all is left to
-// benchmark::Initialize, which reports it as unrecognized.
+// drivers' --output refusal (apps::unwritable_reason).
+inline constexpr int kMaxRepetitions = 1000000;  // summa's --reps bound, and the tools'
 inline void check_benchmark_flags(const std::vector<char*>& theirs) {
   for (std::size_t i = 1; i < theirs.size(); ++i) {
     const std::string_view arg = theirs[i];
@@ -47,8 +47,11 @@ inline void check_benchmark_flags(const std::vector<char*>& theirs) {
     if (name == "--benchmark_repetitions") {
       int count = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), count);
-      if (value.empty() || ec != std::errc() || end != value.data() + value.size() || count < 1 || count > 1000000)
-        throw apps::UsageError(std::string(name) + ": expected an integer from 1 to 1000000, got '" + value + "'");
+      if (value.empty() || ec != std::errc() || end != value.data() + value.size() || count < 1 ||
+          count > kMaxRepetitions) {
+        throw apps::UsageError(std::string(name) + ": expected an integer from 1 to " +
+                               std::to_string(kMaxRepetitions) + ", got '" + value + "'");
+      }
     } else if (name == "--benchmark_min_time" || name == "--benchmark_min_warmup_time") {
       char* end = nullptr;
       const double seconds = std::strtod(value.c_str(), &end);
