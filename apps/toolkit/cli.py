@@ -76,14 +76,12 @@ class Parser(argparse.ArgumentParser):
     def parse_args(self, args=None, namespace=None):
         """argparse's parse_args after refusing unknown options; answers --show-config (exit 0)."""
         argv = sys.argv[1:] if args is None else list(args)
-        for word in argv:
-            if word == "--":
-                break
-            name = word.split("=", 1)[0]
+        names = [word.split("=", 1)[0] for word in argv[:argv.index("--") if "--" in argv else len(argv)]]
+        for name in names:
             if name.startswith("--") and len(name) > 2 and name not in self._option_string_actions:
                 self.error(f"unknown option '{name}' (see --help)")
         result = super().parse_args(argv, namespace)
-        given = {word.split("=", 1)[0] for word in argv[:argv.index("--") if "--" in argv else len(argv)]}
+        given = set(names)
         for action in self._actions:
             value = getattr(result, action.dest, None)
             name = action.option_strings[-1] if action.option_strings else None
@@ -91,13 +89,13 @@ class Parser(argparse.ArgumentParser):
                     and isinstance(value, str) and not value.strip()):
                 self.error(f"{name} is empty")
         if self._environment is not None and result.show_config:
-            print(self.show_config(argv, result), end="")
+            print(self.show_config(given, result), end="")
             sys.exit(EXIT_OK)
         return result
 
-    def show_config(self, argv, args):
-        """'PROGRAM: effective configuration (setting, value, source)' and one line per setting."""
-        given = {word.split("=", 1)[0] for word in argv[:argv.index("--") if "--" in argv else len(argv)]}
+    def show_config(self, given, args):
+        """'PROGRAM: effective configuration (setting, value, source)' and one line per setting; `given`: the
+        option names on the command line (before any '--')."""
         rows = []
         for action in self._actions:
             if not action.option_strings or action.dest in ("help", "version", "show_config"):
