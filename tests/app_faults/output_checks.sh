@@ -64,25 +64,40 @@ expect 2 "^summa: error: --output $work/rb.csv: its CSV header \(mode,n,nx,.*\) 
 wait $first || fail "first concurrent run failed"
 [ "$(grep -c '^mode,' "$work/two.csv")" -eq 1 ] || fail "$(cat "$work/two.csv")"
 [ "$(grep -c '^sync,' "$work/two.csv")" -eq 2 ] || fail "$(cat "$work/two.csv")"
-# A JSON Lines file whose last line lacks its newline: the new record starts on a line of its own.
-printf '{"torn":1}' > "$work/torn.jsonl"
+# A JSON Lines file of this program whose last record is torn (no newline): the new record starts on a line
+# of its own and the torn line stays as it was.
 expect 0 "" "${rb2[@]}" --output "$work/torn.jsonl"
-[ "$(sed -n 1p "$work/torn.jsonl")" = '{"torn":1}' ] || fail "$(cat "$work/torn.jsonl")"
-sed -n 2p "$work/torn.jsonl" | grep -q '^{"mode":"sync",.*}$' || fail "$(cat "$work/torn.jsonl")"
-[ "$(wc -l < "$work/torn.jsonl")" -eq 2 ] || fail "$(cat "$work/torn.jsonl")"
+printf '{"mode":"sy' >> "$work/torn.jsonl"
+expect 0 "" "${rb2[@]}" --output "$work/torn.jsonl"
+[ "$(wc -l < "$work/torn.jsonl")" -eq 3 ] || fail "$(cat "$work/torn.jsonl")"
+[ "$(sed -n 2p "$work/torn.jsonl")" = '{"mode":"sy' ] || fail "$(cat "$work/torn.jsonl")"
+[ "$(grep -c '^{"mode":"sync",.*}$' "$work/torn.jsonl")" -eq 2 ] || fail "$(cat "$work/torn.jsonl")"
+# Another program's JSON Lines, and JSON that is not JSON Lines (a pretty-printed document): refused before the
+# run, naming both programs' keys or the first line; the file is unchanged.
+before=$(md5sum < "$work/torn.jsonl")
+expect 2 "^summa: error: --output $work/torn.jsonl: its first record's keys \(mode,n,nx,.*\) differ from this program's \(mode,m,n,k,.*\); choose another file$" \
+  "${launcher[@]}" -n 1 "$summa" --size 32 --output "$work/torn.jsonl"
+[ "$(md5sum < "$work/torn.jsonl")" = "$before" ] || fail "the refused run changed $work/torn.jsonl"
+printf '{\n  "runs": []\n}\n' > "$work/document.json"
+expect 2 "^redblack3d: error: --output $work/document.json: its first line is not a JSON object \(\{\); choose another file$" \
+  "${rb2[@]}" --output "$work/document.json"
+[ "$(cat "$work/document.json")" = "$(printf '{\n  "runs": []\n}')" ] || fail "the refused run changed $work/document.json"
 # A CSV whose last line lacks its newline: the new row starts on a line of its own; nothing is lost.
 expect 0 "" "${rb2[@]}" --output "$work/cut.csv"
 truncate -s -1 "$work/cut.csv"
 expect 0 "" "${rb2[@]}" --output "$work/cut.csv"
 [ "$(wc -l < "$work/cut.csv")" -eq 3 ] || fail "$(cat "$work/cut.csv")"
 [ "$(grep -c '^sync,' "$work/cut.csv")" -eq 2 ] || fail "$(cat "$work/cut.csv")"
-# A file another process keeps locked: refused before the run (no table), naming the holder, within a bound.
-: > "$work/held.csv"
-flock "$work/held.csv" sleep 120 >/dev/null 2>&1 & holder=$!
-trap 'kill $holder 2>/dev/null' EXIT
-for _ in $(seq 100); do grep -q " $holder " /proc/locks 2>/dev/null && break; sleep 0.1; done
-expect 2 "^redblack3d: error: --output '$work/held.csv' is locked by process [0-9]+ \\((flock|sleep)\\); waited 2 s$" \
-  "${rb2[@]}" --output "$work/held.csv"
-kill $holder 2>/dev/null; wait $holder 2>/dev/null
-[ ! -s "$work/held.csv" ] || fail "the refused run wrote into $work/held.csv"
+# A file another process keeps locked, in either format: refused before the run (no table), naming the
+# holder, within a bound.
+for held in "$work/held.csv" "$work/held.jsonl"; do
+  : > "$held"
+  flock "$held" sleep 120 >/dev/null 2>&1 & holder=$!
+  trap 'kill $holder 2>/dev/null' EXIT
+  for _ in $(seq 100); do grep -q " $holder " /proc/locks 2>/dev/null && break; sleep 0.1; done
+  expect 2 "^redblack3d: error: --output '$held' is locked by process [0-9]+ \\((flock|sleep)\\); waited 2 s$" \
+    "${rb2[@]}" --output "$held"
+  kill $holder 2>/dev/null; wait $holder 2>/dev/null
+  [ ! -s "$held" ] || fail "the refused run wrote into $held"
+done
 echo "output_checks: all cases passed"

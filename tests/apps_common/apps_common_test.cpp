@@ -215,6 +215,55 @@ TEST(AppsRunRecord, JsonLinesOneObjectPerRun) {
             "--output: unknown file type 'out.txt' (expected .csv, .json or .jsonl)");
 }
 
+TEST(AppsRunRecord, JsonObjectKeysOfOneLine) {
+  using Keys = std::vector<std::string>;
+  EXPECT_EQ(apps::json_object_keys(R"({"a":1,"b":"x,}\"]","c":{"d":[1,{"e":2}]},"f":null})"), (Keys{"a", "b", "c", "f"}));
+  EXPECT_EQ(apps::json_object_keys(" { \"a\" : [1, 2] } \r"), Keys{"a"});
+  EXPECT_EQ(apps::json_object_keys("{}"), Keys{});
+  EXPECT_EQ(apps::json_object_keys(R"({"a\"b":1})"), Keys{"a\\\"b"});  // as written, escapes kept
+  for (const char* not_one_object : {"", "[1,2]", "{\"a\":1", "{\"a\":1,}", "{\"a\":}", "{a:1}", "{\"a\":1}x",
+                                     "{\"a\":\"open}", "{\"a\":1]}", "{\"a\":{\"b\":1}", "{\"a\"}"})
+    EXPECT_EQ(apps::json_object_keys(not_one_object), std::nullopt) << not_one_object;
+}
+
+// A file the record would damage is refused whole, before and at the append, and left as it was; a torn last
+// record of this program is mended.
+TEST(AppsRunRecord, JsonLinesRefusesAFileItWouldDamage) {
+  const auto path = (std::filesystem::temp_directory_path() / "apps_common_test_foreign.jsonl").string();
+  const auto write = [&](const std::string& text) { std::ofstream(path, std::ios::trunc) << text; };
+  const auto read = [&] {
+    std::stringstream text;
+    text << std::ifstream(path).rdbuf();
+    return text.str();
+  };
+  apps::RunRecord record;
+  record.set("mode", "proxy").set("iters", 8);
+  const auto refusal = [&] {
+    try {
+      record.append_to(path);
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string("appended");
+  };
+  write("[1,2]\n");
+  EXPECT_EQ(refusal(), "cannot append to '" + path + "': its first line is not a JSON object ([1,2])");
+  EXPECT_EQ(read(), "[1,2]\n");
+  write("{\n  \"mode\": \"proxy\"\n}\n");  // one pretty-printed document, not JSON Lines
+  EXPECT_EQ(refusal(), "cannot append to '" + path + "': its first line is not a JSON object ({)");
+  write("{\"mode\":\"sync\",\"n\":64}\n");
+  EXPECT_EQ(refusal(),
+            "cannot append to '" + path + "': its first record's keys (mode,n) differ from this program's (mode,iters)");
+  EXPECT_EQ(read(), "{\"mode\":\"sync\",\"n\":64}\n");
+  EXPECT_EQ(record.mismatch_with(std::string(300, 'x'), apps::RecordFormat::json_lines),
+            "its first line is not a JSON object (" + std::string(200, 'x') + "...)");
+  const std::string line = record.json() + "\n";
+  write(line + "{\"mode\":\"pro");
+  EXPECT_EQ(refusal(), "appended");
+  EXPECT_EQ(read(), line + "{\"mode\":\"pro\n" + line);
+  std::filesystem::remove(path);
+}
+
 TEST(AppsIdealProxy, ThesisModel) {
   // Thesis Table IV.8 (LeMieux, p = 4): sync total 16.56 s, comm 2.81 s -> ideal 18.33 s.
   EXPECT_NEAR(apps::ideal_proxy_time(16.56, 2.81, 4), (16.56 - 2.81) * 4.0 / 3.0, 1e-12);

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <stdexcept>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <optional>
+#include <stdexcept>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -63,26 +63,33 @@ std::string unwritable_reason(const std::string& option, const std::string& path
 }
 
 std::string record_output_problem(const std::string& path, const RunRecord& prototype) {
+  RecordFormat format{};
   try {
-    if (record_format_for(path) != RecordFormat::csv) return unwritable_reason("--output", path);
+    format = record_format_for(path);
   } catch (const UsageError& error) {
     return error.what();
   }
   if (std::string reason = unwritable_reason("--output", path); !reason.empty()) return reason;
-  // Another process keeping the file locked would hold the run's records after all its work: say so now.
-  if (const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC); fd >= 0) {
-    try {
-      const FileLock probe(fd, path, lock_patience());
-    } catch (const std::runtime_error& error) {
-      return std::string("--output ") + error.what();
-    }
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);  // as append_to opens it
+  if (fd < 0) {
+    if (errno == ENOENT) return "";  // new: created when the record is written
+    return "--output " + path + ": cannot be opened to append: " + std::strerror(errno);
   }
-  std::ifstream in(path);
-  std::string header;
-  if (!in || !std::getline(in, header) || header.empty()) return "";  // new or empty: the header comes first
-  if (header == prototype.csv_header()) return "";
-  return "--output " + path + ": its CSV header (" + header + ") differs from this program's columns (" +
-         prototype.csv_header() + "); choose another file";
+  std::optional<FileLock> probe;
+  try {
+    // Another process keeping the file locked would hold the run's records after all its work: say so now.
+    probe.emplace(fd, path, lock_patience());
+  } catch (const std::runtime_error& error) {
+    return std::string("--output ") + error.what();
+  }
+  std::string why;
+  try {
+    struct stat info{};
+    if (::fstat(fd, &info) == 0 && info.st_size > 0) why = prototype.mismatch_with(first_line_of(fd), format);
+  } catch (const std::runtime_error& error) {
+    why = error.what();
+  }
+  return why.empty() ? "" : "--output " + path + ": " + why + "; choose another file";
 }
 
 void check_record_output(MPI_Comm comm, const std::string& path, const RunRecord& prototype) {

@@ -61,6 +61,79 @@ RecordFormat record_format_for(std::string_view path) {
   throw UsageError("--output: unknown file type '" + std::string(path) + "' (expected .csv, .json or .jsonl)");
 }
 
+std::optional<std::vector<std::string>> json_object_keys(std::string_view line) {
+  std::size_t at = 0;
+  const auto skip_blanks = [&] {
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t' || line[at] == '\r')) ++at;
+  };
+  // From an opening quote at `at`: the index after its closing quote, or npos when the string never ends.
+  const auto string_end = [&](std::size_t quote) {
+    for (std::size_t i = quote + 1; i < line.size(); ++i) {
+      if (line[i] == '\\') ++i;
+      else if (line[i] == '"') return i + 1;
+    }
+    return std::string_view::npos;
+  };
+  std::vector<std::string> keys;
+  skip_blanks();
+  if (at == line.size() || line[at] != '{') return std::nullopt;
+  ++at;
+  skip_blanks();
+  if (at < line.size() && line[at] == '}') {
+    ++at;
+    skip_blanks();
+    return at == line.size() ? std::optional(keys) : std::nullopt;
+  }
+  while (true) {
+    skip_blanks();
+    if (at == line.size() || line[at] != '"') return std::nullopt;
+    const std::size_t key_end = string_end(at);
+    if (key_end == std::string_view::npos) return std::nullopt;
+    keys.emplace_back(line.substr(at + 1, key_end - at - 2));
+    at = key_end;
+    skip_blanks();
+    if (at == line.size() || line[at] != ':') return std::nullopt;
+    ++at;
+    // The value: up to the ',' or '}' outside any string, object or array.
+    int depth = 0;
+    bool empty = true;
+    for (; at < line.size(); ++at) {
+      const char c = line[at];
+      if (depth == 0 && (c == ',' || c == '}')) break;
+      if (c == '"') {
+        const std::size_t end = string_end(at);
+        if (end == std::string_view::npos) return std::nullopt;
+        at = end - 1;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if (c == '}' || c == ']') {
+        if (--depth < 0) return std::nullopt;
+      }
+      if (c != ' ' && c != '\t' && c != '\r') empty = false;
+    }
+    if (empty || at == line.size()) return std::nullopt;
+    if (line[at++] == ',') continue;
+    skip_blanks();
+    return at == line.size() ? std::optional(keys) : std::nullopt;
+  }
+}
+
+std::string first_line_of(int fd) {
+  std::string text(kFirstLineLimit, '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::pread(fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(std::string("cannot be read: ") + std::strerror(errno));
+    if (n == 0) break;
+    const auto newline = text.find('\n', got);
+    got += static_cast<std::size_t>(n);
+    if (newline != std::string::npos && newline < got) return text.substr(0, newline);
+  }
+  text.resize(got);
+  return text;
+}
+
 RunRecord& RunRecord::put(std::string key, Value value) {
   for (auto& field : fields_) {
     if (field.first == key) {
@@ -99,6 +172,27 @@ std::string RunRecord::csv_row() const {
   return line;
 }
 
+std::string RunRecord::mismatch_with(std::string_view first_line, RecordFormat format) const {
+  // The file's text in a message: its first 200 bytes (a foreign file's line can be long).
+  const auto shown = [](std::string_view text) {
+    return text.size() <= 200 ? std::string(text) : std::string(text.substr(0, 200)) + "...";
+  };
+  const auto joined = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names) text += (text.empty() ? "" : ",") + name;
+    return text;
+  };
+  if (format == RecordFormat::csv) {
+    if (first_line == csv_header()) return "";
+    return "its CSV header (" + shown(first_line) + ") differs from this program's columns (" + csv_header() + ")";
+  }
+  const auto keys = json_object_keys(first_line);
+  if (!keys) return "its first line is not a JSON object (" + shown(first_line) + ")";
+  const auto own = json_object_keys(json()).value();
+  if (*keys == own) return "";
+  return "its first record's keys (" + shown(joined(*keys)) + ") differ from this program's (" + joined(own) + ")";
+}
+
 std::string RunRecord::json() const {
   std::string line = "{";
   for (std::size_t i = 0; i < fields_.size(); ++i) {
@@ -122,22 +216,18 @@ void RunRecord::append_to(const std::string& path) const {
   std::string text;
   char last = '\n';  // a last line without its newline (a torn or hand-edited file) gets one first
   if (info.st_size > 0 && ::pread(fd, &last, 1, info.st_size - 1) == 1 && last != '\n') text.push_back('\n');
-  if (format == RecordFormat::csv) {
-    const std::string header = csv_header();
-    if (info.st_size == 0) {
-      text.append(header).push_back('\n');
-    } else {
-      std::string existing(header.size() + 1, '\0');
-      const ssize_t got = ::pread(fd, existing.data(), existing.size(), 0);
-      existing.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
-      if (existing.size() != header.size() + 1 || existing.back() != '\n' || existing.compare(0, header.size(), header) != 0)
-        throw std::runtime_error("cannot append to '" + path + "': its CSV header differs from this run's fields (" +
-                                 header + ")");
+  if (info.st_size > 0) {
+    std::string why;
+    try {
+      why = mismatch_with(first_line_of(fd), format);
+    } catch (const std::runtime_error& error) {
+      why = error.what();
     }
-    text.append(csv_row()).push_back('\n');
-  } else {
-    text.append(json()).push_back('\n');
+    if (!why.empty()) throw std::runtime_error("cannot append to '" + path + "': " + why);
+  } else if (format == RecordFormat::csv) {
+    text.append(csv_header()).push_back('\n');
   }
+  text.append(format == RecordFormat::csv ? csv_row() : json()).push_back('\n');
   // One write(2) of whole lines with O_APPEND: a killed run leaves the record out, never half of it.
   const ssize_t written = ::write(fd, text.data(), text.size());
   if (written != static_cast<ssize_t>(text.size())) {
