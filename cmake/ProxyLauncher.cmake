@@ -181,8 +181,8 @@ file(CONFIGURE OUTPUT ${PROXY_MPIEXEC} @ONLY CONTENT [[
 # wherever you would type mpiexec.
 if [ "$#" -eq 1 ]; then
   case "$1" in
-    -h|--help)
-      cat <<'USAGE'
+    -h|--help)  # text that cannot be written (a full disk, /dev/full) fails, as in every program
+      cat <<'USAGE' 2>/dev/null || { echo "proxy-mpiexec: error: cannot write to standard output" >&2; exit 1; }
 usage: proxy-mpiexec [launcher options] PROGRAM [program options]
 Runs @MPIEXEC_EXECUTABLE@ (@PROXY_MPI_VENDOR@), the launcher this build of proxy was configured with,
 adding the flags this MPI needs on a workstation or a small node: @_wrapper_flags@
@@ -194,8 +194,9 @@ Example: proxy-mpiexec -n 2 redblack3d --n 64 --verify
 USAGE
       exit 0 ;;
     --version)  # then the launcher's: run records name the MPI from it (apps/toolkit/provenance.py)
-      echo "proxy-mpiexec (proxy) @PROJECT_VERSION@"
-      "@MPIEXEC_EXECUTABLE@" --version
+      launcher_version=$("@MPIEXEC_EXECUTABLE@" --version)
+      printf 'proxy-mpiexec (proxy) @PROJECT_VERSION@\n%s\n' "$launcher_version" 2>/dev/null ||
+        { echo "proxy-mpiexec: error: cannot write to standard output" >&2; exit 1; }
       exit 0 ;;
   esac
 fi

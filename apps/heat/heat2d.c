@@ -7,6 +7,7 @@
  * --bad-peer adds a transfer to a rank outside the communicator: the commit's one-line refusal, exit 1.
  * Exit status: 0, 1 for a run-time failure, 2 for a bad argument, 3 when --verify finds a difference. */
 #include <math.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,7 +217,21 @@ done:
   return status;
 }
 
+/* Output that cannot be written fails the program, as in every C++ program (apps/standard_output.hpp). */
+static void check_standard_output(void) {
+  errno = 0;
+  const int flushed = fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !ferror(stdout)) return;
+  if (!flushed && error != 0)
+    fprintf(stderr, "heat2d-c: error: cannot write to standard output: %s\n", strerror(error));
+  else
+    fprintf(stderr, "heat2d-c: error: cannot write to standard output\n");
+  _Exit(kExitRunFailure);
+}
+
 int main(int argc, char** argv) {
+  atexit(check_standard_output);
   proxy_environment* env = NULL;
   const proxy_status started = proxy_environment_create(&argc, &argv, &env);
   if (started != PROXY_SUCCESS) {

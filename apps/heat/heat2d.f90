@@ -56,12 +56,24 @@ contains
 end module heat2d_problem
 
 program heat2d
-  use, intrinsic :: iso_fortran_env, only: real64, int64, error_unit, output_unit
+  use, intrinsic :: iso_fortran_env, only: real64, int64, error_unit
+  use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_ptrdiff_t, c_char, c_loc, c_ptr
   use mpi_f08, only: MPI_COMM_WORLD, MPI_PROC_NULL, MPI_DOUBLE_PRECISION, MPI_INTEGER8, MPI_MAX, MPI_BXOR
   use proxy
   use heat2d_problem
   implicit none
   integer, parameter :: exit_success = 0, exit_run_failure = 1, exit_usage = 2, exit_verification_failed = 3
+  interface
+    ! POSIX write(2): gfortran's own output unit drops a failed write (a full disk, /dev/full) without a word.
+    integer(c_ptrdiff_t) function c_write(fd, buffer, count) bind(C, name='write')
+      import :: c_int, c_ptr, c_size_t, c_ptrdiff_t
+      integer(c_int), value :: fd
+      type(c_ptr), value :: buffer
+      integer(c_size_t), value :: count
+    end function
+  end interface
+  logical :: output_lost = .false.
+  character(512) :: line
   type(proxy_environment) :: env
   type(proxy_placement) :: placement
   type(proxy_thread) :: thread
@@ -85,7 +97,7 @@ program heat2d
   outcome = parse()
   if (outcome >= 0) then  ! --help, --version or a usage error: its exit status
     status = proxy_environment_free(env)
-    stop outcome, quiet=.true.
+    call finish(outcome)
   end if
 
   rows = rows_of(rank, size, ny)
@@ -104,8 +116,9 @@ program heat2d
   if (rank == 0) then
     call check(proxy_placement_describe(placement, where))
     call check(proxy_thread_progress_strategy(thread, strategy))
-    write(output_unit, '(a,i0,a,i0,a,i0,a,i0,a)') 'heat2d-fortran: ', nx, 'x', ny, ', ', steps, ' steps, ', size, &
+    write(line, '(a,i0,a,i0,a,i0,a,i0,a)') 'heat2d-fortran: ', nx, 'x', ny, ', ', steps, ' steps, ', size, &
         ' ranks; rank 0 ' // where // '; progress ' // strategy
+    call say(trim(line))
   end if
 
   ! The halo of each buffer, as heat2d_problem.cpp's commit_halo: edge rows out, ghost rows in.
@@ -184,12 +197,12 @@ program heat2d
     call check_or_abort(proxy_plan_free(verify_plan))
     if (rank == 0) then
       write(hex, '(z16.16)') global_checksum(1)
-      write(output_unit, '(a)') 'heat2d-fortran: checksum ' // lowercase(hex)
+      call say('heat2d-fortran: checksum ' // lowercase(hex))
       if (max_difference(1) == 0.0_real64) then  ! "0", as heat2d's %g prints it
-        write(output_unit, '(a)') 'heat2d-fortran: verify: max difference from the serial solver 0'
+        call say('heat2d-fortran: verify: max difference from the serial solver 0')
       else
-        write(output_unit, '(a,es10.3)') 'heat2d-fortran: verify: max difference from the serial solver ', &
-            max_difference(1)
+        write(line, '(a,es10.3)') 'heat2d-fortran: verify: max difference from the serial solver ', max_difference(1)
+        call say(trim(line))
       end if
     end if
     if (max_difference(1) /= 0.0_real64) status = exit_verification_failed
@@ -200,7 +213,7 @@ program heat2d
   call check(proxy_thread_free(thread))
   call check(proxy_placement_free(placement))
   call check(proxy_environment_free(env))
-  stop status, quiet=.true.
+  call finish(status)
 
 contains
 
@@ -220,6 +233,25 @@ contains
     integer, intent(in) :: r
     fixed = first + r - 1 == 0 .or. first + r - 1 == ny - 1
   end function
+
+  ! One line to standard output, written at once with write(2); a failed write is remembered for finish.
+  subroutine say(text)
+    character(*), intent(in) :: text
+    character(len=len(text) + 1, kind=c_char), target :: whole
+    whole = text // new_line('a')
+    if (c_write(1_c_int, c_loc(whole), int(len(whole), c_size_t)) /= len(whole)) output_lost = .true.
+  end subroutine
+
+  ! The end: output that could not be written fails the program, as in every program
+  ! (apps/standard_output.hpp); else exit `code`.
+  subroutine finish(code)
+    integer, intent(in) :: code
+    if (output_lost) then
+      write(error_unit, '(a)') 'heat2d-fortran: error: cannot write to standard output'
+      stop exit_run_failure, quiet=.true.
+    end if
+    stop code, quiet=.true.
+  end subroutine
 
   ! A set-up failure: one line, exit 1 (before the proxy runs, or the same on every rank).
   subroutine fail(what)
@@ -259,12 +291,12 @@ contains
         bad_peer = .true.
         cycle
       case ('--version')
-        if (rank == 0) write(output_unit, '(a)') 'heat2d-fortran (proxy) ' // proxy_version()
+        if (rank == 0) call say('heat2d-fortran (proxy) ' // proxy_version())
         outcome = exit_success
         return
       case ('--help')
-        if (rank == 0) write(output_unit, '(a)') &
-            'usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]'
+        if (rank == 0) &
+            call say('usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]')
         outcome = exit_success
         return
       case ('--nx')

@@ -199,14 +199,56 @@ def record_format(path, name="--output"):
     return "csv" if suffix == ".csv" else "json"
 
 
+class LostOutput(Exception):
+    """Standard output could not be written (a full disk, /dev/full, a pipe whose reader is gone)."""
+
+
+class _CheckedOutput:
+    """sys.stdout as run_main sees it: a failed write or flush raises LostOutput with the reason."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError as error:
+            raise LostOutput(error.strerror or str(error)) from None
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except OSError as error:
+            raise LostOutput(error.strerror or str(error)) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def run_main(program, main, argv):
     """Runs main(argv) and returns its exit status, so that no input ends a tool in a Python traceback: an
-    unexpected exception (a bug this tool did not foresee) is one line naming its type, exit 1."""
+    unexpected exception (a bug this tool did not foresee) is one line naming its type, exit 1. Output that
+    cannot be written is one line too, `PROGRAM: error: cannot write to standard output: REASON`, exit 1,
+    never exit 0 with the output lost (as every C++ program, apps/common/include/apps/standard_output.hpp)."""
+    real_stdout = sys.stdout
+    sys.stdout = _CheckedOutput(real_stdout)
     try:
-        return main(argv)
+        try:
+            status = main(argv)
+        except SystemExit as done:  # argparse's --help, --version and usage errors, a tool's sys.exit
+            status = done.code
+        sys.stdout.flush()
+        return status
+    except LostOutput as error:
+        print(f"{program}: error: cannot write to standard output: {error}", file=sys.stderr)
+        # What is still buffered cannot be written either: the interpreter's last flush must not try again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), real_stdout.fileno())
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         print(f"{program}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as error:  # noqa: BLE001 (the last resort: one line instead of a traceback)
         print(f"{program}: error: unexpected {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_FAILURE
+    finally:
+        sys.stdout = real_stdout

@@ -165,4 +165,7 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return apps::run_guarded(kProgram, 0, [&] { return run(argc, argv); }); }
+int main(int argc, char** argv) {
+  apps::fail_on_lost_output(kProgram);
+  return apps::run_guarded(kProgram, 0, [&] { return run(argc, argv); });
+}

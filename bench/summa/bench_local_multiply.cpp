@@ -156,4 +156,7 @@ int run_program(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return apps::run_guarded(kProgram, 0, [&] { return run_program(argc, argv); }); }
+int main(int argc, char** argv) {
+  apps::fail_on_lost_output(kProgram);
+  return apps::run_guarded(kProgram, 0, [&] { return run_program(argc, argv); });
+}

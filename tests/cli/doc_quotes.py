@@ -47,6 +47,8 @@ ELSEWHERE = {
     "proxy-mpiexec: error: /usr/bin/mpiexec.openmpi did not exit within 15 s of its finalize's start, after the job "
     "had ended (Open MPI's launcher can deadlock in its finalize): ended it; exit 3, the job's status":
         ("tests/core/CMakeLists.txt", "did not exit within 15 s of its finalize's start, after the job had ended"),
+    "redblack3d: error: cannot write to standard output":
+        ("tests/app_faults/CMakeLists.txt", "error: cannot write to standard output"),
     "redblack3d: error: mode sync, iteration 3, rank 1: no message from rank 0 after 3.0 s (PROXY_WAIT_TIMEOUT)":
         ("tests/app_faults/CMakeLists.txt", "iteration 3, rank 1: no message from rank 0"),
     "cg3d: error: mode async, iteration 7, step 1, rank 1: no message from rank 0 (cg3d halo of p) after 120.0 s "

@@ -2,7 +2,9 @@
 """The one command-line vocabulary, every program and every script (README "Command-line conventions"):
 `--help` and `--version` exit 0, the version line is "NAME (proxy) X.Y.Z", `--bogus-flag` exits 2 with one
 line "NAME: error: unknown option '--bogus-flag' ...", and `--show-config` (where a program honours
-settings) exits 0 with "NAME: effective configuration (setting, value, source)" and the PROXY_* rows. A C++
+settings) exits 0 with "NAME: effective configuration (setting, value, source)" and the PROXY_* rows. Each of
+these texts on a standard output that cannot be written (/dev/full) exits 1 with one line "NAME: error: cannot
+write to standard output[: REASON]". A C++
 program refuses PROXY_VERBOSE=yes (0 or 1, --verbose's environment name) with exit 2 and one line naming it.
 
 The table below is the list; it must be complete: every executable the build makes under apps/ or bench/
@@ -68,14 +70,15 @@ UNKNOWN_OPTION_IS_ANOTHERS = {"proxy-mpiexec": "every other argument is the MPI 
 TIMEOUT = 120
 
 
-def run(command, env=None):
-    """(exit status, stdout, stderr) of a command; a hang is a failure, not a wait."""
+def run(command, env=None, stdout=subprocess.PIPE):
+    """(exit status, stdout, stderr) of a command; a hang is a failure, not a wait. stdout: where its
+    standard output goes (captured by default; "" comes back when it goes elsewhere)."""
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
-                              env=env)
+        done = subprocess.run(command, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=TIMEOUT,
+                              stdin=subprocess.DEVNULL, env=env)
     except subprocess.TimeoutExpired:
         return None, "", f"timed out after {TIMEOUT} s"
-    return done.returncode, done.stdout, done.stderr
+    return done.returncode, done.stdout or "", done.stderr
 
 
 class Checks:
@@ -152,6 +155,15 @@ def check_command(checks, label, command, name, version, show_config):
         pattern = rf"{re.escape(name)}: error: unknown option '--bogus-flag'( \(.*\))?"
         checks.expect(status == 2 and len(lines) == 1 and re.fullmatch(pattern, lines[0]) and out == "",
                       f"{label} --bogus-flag exits 2 with one line naming it", describe(status, out, err))
+
+    # Text that cannot be written (here /dev/full) is a failure with one line, never exit 0 with it lost.
+    lost = rf"{re.escape(name)}: error: cannot write to standard output(: .+)?"
+    for flag in ["--help", "--version"] + (["--show-config"] if show_config is not None else []):
+        with open("/dev/full", "w") as full:
+            status, out, err = run(command + [flag], stdout=full)
+        lines = [line for line in err.splitlines() if line.strip()]
+        checks.expect(status == 1 and len(lines) == 1 and re.fullmatch(lost, lines[0]),
+                      f"{label} {flag} on /dev/full exits 1 with one line saying so", describe(status, out, err))
 
     if "Google Benchmark flags pass through" in help_text:
         check_benchmark_bounds(checks, label, command, name)

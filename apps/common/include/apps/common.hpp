@@ -11,5 +11,6 @@
 #include "apps/parse.hpp"
 #include "apps/provenance.hpp"
 #include "apps/run_record.hpp"
+#include "apps/standard_output.hpp"
 #include "apps/timing_table.hpp"
 #include "apps/usage_error.hpp"
