@@ -363,7 +363,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  apps::fail_on_lost_output(kProgram);
+  apps::guard_program_exit(kProgram);
   return apps::run_guarded(kProgram, 0, [&] {
     try {
       return run(argc, argv);

@@ -217,7 +217,7 @@ done:
   return status;
 }
 
-/* Output that cannot be written fails the program, as in every C++ program (apps/standard_output.hpp). */
+/* Output that cannot be written fails the program, as in every C++ program (apps/program_exit.hpp). */
 static void check_standard_output(void) {
   errno = 0;
   const int flushed = fflush(stdout) == 0;

@@ -243,7 +243,7 @@ contains
   end subroutine
 
   ! The end: output that could not be written fails the program, as in every program
-  ! (apps/standard_output.hpp); else exit `code`.
+  ! (apps/program_exit.hpp); else exit `code`.
   subroutine finish(code)
     integer, intent(in) :: code
     if (output_lost) then

@@ -18,7 +18,7 @@ constexpr int kParsed = -1;  // run_guarded's "go on"
 }  // namespace
 
 int main(int argc, char** argv) try {
-  apps::fail_on_lost_output(kProgram);
+  apps::guard_program_exit(kProgram);
   proxy::Environment env(argc, argv);
   apps::Options options(kProgram, "What the runtime sees on each rank: MPI thread level, node, topology, placement.");
   options.option("threads", "T", "compute threads per rank to place (0 = one per compute core)", "0")

@@ -229,7 +229,7 @@ def run_main(program, main, argv):
     """Runs main(argv) and returns its exit status, so that no input ends a tool in a Python traceback: an
     unexpected exception (a bug this tool did not foresee) is one line naming its type, exit 1. Output that
     cannot be written is one line too, `PROGRAM: error: cannot write to standard output: REASON`, exit 1,
-    never exit 0 with the output lost (as every C++ program, apps/common/include/apps/standard_output.hpp)."""
+    never exit 0 with the output lost (as every C++ program, apps/common/include/apps/program_exit.hpp)."""
     real_stdout = sys.stdout
     sys.stdout = _CheckedOutput(real_stdout)
     try:

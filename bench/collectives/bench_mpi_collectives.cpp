@@ -14,7 +14,7 @@
 #include "apps/agreed_parse.hpp"
 #include "apps/exit_codes.hpp"
 #include "apps/options.hpp"
-#include "apps/standard_output.hpp"
+#include "apps/program_exit.hpp"
 #include "apps/usage_error.hpp"
 #include "proxy/harness/memory.hpp"
 
@@ -80,7 +80,7 @@ int run_program(int rank, int size, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  apps::fail_on_lost_output(kProgram);
+  apps::guard_program_exit(kProgram);
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "apps/standard_output.hpp"
+#include "apps/program_exit.hpp"
 #include "proxy/config.hpp"
 #include "proxy/copy.hpp"
 #include "proxy/team.hpp"
@@ -249,7 +249,7 @@ BENCHMARK_CAPTURE(Copy, streaming, proxy::CopyKind::streaming)->Apply(copy_sizes
 
 // BENCHMARK_MAIN in the one vocabulary, with --benchmark_min_time (seconds) read first: Initialize consumes it.
 int main(int argc, char** argv) {
-  apps::fail_on_lost_output("bench_team");
+  apps::guard_program_exit("bench_team");
   apps::Options options("bench_team", "Team allreduce/broadcast per algorithm and the model's choice, an OpenMP array\n"
                                       "reduction, and copy bandwidth (Google Benchmark, one process).");
   options.epilog("Threads: BENCH_THREADS (default: the machine's cores, at least 2).\n" +

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "apps/standard_output.hpp"
+#include "apps/program_exit.hpp"
 #include "proxy/detail/notifier.hpp"
 #include "proxy/detail/queue.hpp"
 #include "proxy/core.hpp"
@@ -122,7 +122,7 @@ BENCHMARK(BM_QuietThenRoundTrip)
     ->UseRealTime();
 
 int main(int argc, char** argv) try {
-  apps::fail_on_lost_output("bench_handoff");
+  apps::guard_program_exit("bench_handoff");
   apps::Options options("bench_handoff", "Proxy hand-off latency per wait policy and progress strategy, beside a bare queue\n"
                                          "ping-pong between the same two cores (Google Benchmark, one rank).");
   options.epilog(std::string(bench::kBenchmarkFlagsHelp));

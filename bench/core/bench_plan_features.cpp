@@ -12,7 +12,7 @@
 #include <functional>
 #include <vector>
 
-#include "apps/standard_output.hpp"
+#include "apps/program_exit.hpp"
 #include "proxy/core.hpp"
 #include "two_rank_benchmark.hpp"
 
@@ -159,7 +159,7 @@ BENCHMARK(BM_PartsPersistentPerPart)->ArgName("doubles_per_part")->Arg(1)->Arg(2
 BENCHMARK(BM_PartsPlanReady)->ArgName("doubles_per_part")->Arg(1)->Arg(2048)->Iterations(kIterations)->UseRealTime();
 
 int main(int argc, char** argv) try {
-  apps::fail_on_lost_output("bench_plan_features");
+  apps::guard_program_exit("bench_plan_features");
   proxy::Environment env(argc, argv);
   environment = &env;
   apps::Options options("bench_plan_features", "Plan features on 2 ranks: a panel broadcast as a plan vs a closure, and partitioned\n"

@@ -16,7 +16,7 @@
 #include <functional>
 #include <vector>
 
-#include "apps/standard_output.hpp"
+#include "apps/program_exit.hpp"
 #include "proxy/core.hpp"
 #include "two_rank_benchmark.hpp"
 
@@ -191,7 +191,7 @@ BENCHMARK(BM_ProxyOverDirect)->ArgName("bytes")->Arg(8)->Arg(64 << 10)->Iteratio
 BENCHMARK(BM_ProxyOverDirectSelf)->ArgName("bytes")->Arg(8)->Iterations(50)->UseRealTime();
 
 int main(int argc, char** argv) try {
-  apps::fail_on_lost_output("bench_plan_roundtrip");
+  apps::guard_program_exit("bench_plan_roundtrip");
   proxy::Environment env(argc, argv);
   environment = &env;
   apps::Options options("bench_plan_roundtrip", "A persistent plan's round trip through the proxy vs the same exchange by direct MPI\n"

@@ -366,7 +366,7 @@ int run(proxy::Environment& environment, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  apps::fail_on_lost_output(kProgram);
+  apps::guard_program_exit(kProgram);
   // --mpi-library: which MPI this binary runs on (run-overlap asks before it launches async-progress).
   if (argc == 2 && std::strcmp(argv[1], "--mpi-library") == 0) {
     std::cout << mpi_library() << (mpi_has_progress_thread() ? " (progress thread: yes)\n" : " (progress thread: no)\n");

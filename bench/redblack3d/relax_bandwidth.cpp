@@ -166,6 +166,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  apps::fail_on_lost_output(kProgram);
+  apps::guard_program_exit(kProgram);
   return apps::run_guarded(kProgram, 0, [&] { return run(argc, argv); });
 }

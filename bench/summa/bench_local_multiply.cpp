@@ -157,6 +157,6 @@ int run_program(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  apps::fail_on_lost_output(kProgram);
+  apps::guard_program_exit(kProgram);
   return apps::run_guarded(kProgram, 0, [&] { return run_program(argc, argv); });
 }

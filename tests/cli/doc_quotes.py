@@ -47,6 +47,8 @@ ELSEWHERE = {
     "proxy-mpiexec: error: /usr/bin/mpiexec.openmpi did not exit within 15 s of its finalize's start, after the job "
     "had ended (Open MPI's launcher can deadlock in its finalize): ended it; exit 3, the job's status":
         ("tests/core/CMakeLists.txt", "did not exit within 15 s of its finalize's start, after the job had ended"),
+    "summa: warning: the process had not ended 10 s after its exit (a library's exit handler did not return): "
+    "ending it with its status 0": ("apps/common/src/program_exit.cpp", "s after its exit (a library's exit handler "),
     "redblack3d: error: cannot write to standard output":
         ("tests/app_faults/CMakeLists.txt", "error: cannot write to standard output"),
     "redblack3d: error: mode sync, iteration 3, rank 1: no message from rank 0 after 3.0 s (PROXY_WAIT_TIMEOUT)":

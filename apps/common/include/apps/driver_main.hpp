@@ -1,5 +1,5 @@
 // main() of an MPI driver, written once: output that cannot be written fails the program
-// (standard_output.hpp), start the proxy::Environment (MPI + hwloc; settings it refuses
+// (program_exit.hpp), start the proxy::Environment (MPI + hwloc; settings it refuses
 // exit 2 with its one line, any other failure prints the reason and exits 1: nothing runs yet), run the driver's body through run_guarded (usage errors:
 // one line from rank 0, exit 2 on every rank after MPI_Finalize), and end the whole job on any other
 // exception (a failure the other ranks cannot know about: print it with the rank, flush, MPI_Abort with
@@ -19,7 +19,7 @@
 
 #include "apps/exit_codes.hpp"
 #include "apps/options.hpp"
-#include "apps/standard_output.hpp"
+#include "apps/program_exit.hpp"
 #include "apps/usage_error.hpp"
 
 namespace apps {
@@ -111,7 +111,7 @@ int finish_run(std::string_view program, const std::string& output, MakeRecord&&
 // body(proxy::Environment&) returns main's exit status.
 template <class Body>
 int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
-  fail_on_lost_output(program);
+  guard_program_exit(program);
   const int name_length = static_cast<int>(program.size());
   std::optional<proxy::Environment> env;
   try {
