@@ -7,6 +7,7 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <mpi.h>
 
 #include <charconv>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "apps/agreed_parse.hpp"
 #include "apps/exit_codes.hpp"
 #include "apps/options.hpp"
 #include "apps/output_file.hpp"
@@ -75,19 +77,37 @@ inline void add_provenance_context(int argc, char** argv) {
 // the program stops here: --help/--version/--show-config printed by rank 0 (0), a usage error's line
 // printed by rank 0 (2). Returns nullopt to run: `theirs` then holds the program name and Google
 // Benchmark's flags, ready for initialize(), and the context holds the provenance of this run.
+// `comm`, for a benchmark whose ranks run the same benchmarks in lockstep: the outcome is collective, as
+// the drivers' (apps/agreed_parse.hpp): a usage error on any rank stops every rank, and every rank's options
+// and Google Benchmark flags must be rank 0's ("--benchmark_filter=Plan here, --benchmark_filter=Direct on
+// rank 0: every rank of a run needs the same options (on rank 1)"), or ranks running different benchmarks
+// would wait on each other for ever.
 inline std::optional<int> parse_arguments(apps::Options& options, int rank, int argc, char** argv,
-                                          std::vector<char*>& theirs) {
+                                          std::vector<char*>& theirs, MPI_Comm comm = MPI_COMM_NULL) {
   std::vector<char*> ours;
   split_arguments(argc, argv, ours, theirs);
   const bool printer = rank <= 0;
+  bool parsed = false;
   try {
-    if (!options.parse(static_cast<int>(ours.size()), ours.data())) {
-      if (printer) std::fputs(options.answer().c_str(), stdout);
-      return apps::kExitSuccess;
+    const auto parse = [&] {
+      if (!options.parse(static_cast<int>(ours.size()), ours.data())) return false;
+      check_benchmark_flags(theirs);
+      return true;
+    };
+    if (comm == MPI_COMM_NULL) {
+      parsed = parse();
+    } else {
+      parsed = apps::agreed(comm, parse);
+      std::string values = parsed ? options.agreed_values() : std::string("--help or --version\n");
+      for (std::size_t i = 1; i < theirs.size(); ++i) values += std::string(theirs[i]) + "\n";
+      apps::agree_on_options(values, comm);
     }
-    check_benchmark_flags(theirs);
   } catch (const apps::UsageError& error) {
     return apps::report_usage_error(options.program(), printer ? 0 : rank, error);
+  }
+  if (!parsed) {
+    if (printer) std::fputs(options.answer().c_str(), stdout);
+    return apps::kExitSuccess;
   }
   if (options.show_config_requested()) {
     if (printer) std::fputs(options.show_config().c_str(), stdout);

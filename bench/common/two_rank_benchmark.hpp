@@ -26,12 +26,13 @@ inline void report_slowest_rank(benchmark::State& state, const std::vector<doubl
   state.counters["max_rank_us"] = mean_of_slowest_us(times, allreduce_max);
 }
 
-// Answers --help, --version and --show-config and refuses bad flags first (benchmark_options.hpp); then
+// Answers --help, --version and --show-config and refuses bad flags first, agreed by both ranks, which must
+// be given the same flags (benchmark_options.hpp); then
 // refuses any rank count but 2 (exit 1); then rank 0 reports and rank 1 runs the same benchmarks silently.
 inline int run_on_two_ranks(apps::Options& options, const proxy::Environment& env, int argc, char** argv) {
   options.epilog("Run on 2 ranks: proxy-mpiexec -n 2 " + options.program() + "\n\n" + std::string(kBenchmarkFlagsHelp));
   std::vector<char*> theirs;
-  if (const auto stop = parse_arguments(options, env.rank(), argc, argv, theirs)) return *stop;
+  if (const auto stop = parse_arguments(options, env.rank(), argc, argv, theirs, MPI_COMM_WORLD)) return *stop;
   if (env.size() != 2) {
     if (env.rank() == 0) std::fprintf(stderr, "%s: error: run on 2 ranks (got %d)\n", options.program().c_str(), env.size());
     return apps::kExitRunFailure;
