@@ -16,6 +16,7 @@
 #include "apps/options.hpp"
 #include "apps/program_exit.hpp"
 #include "apps/usage_error.hpp"
+#include "progress_watchdog.hpp"
 #include "proxy/harness/memory.hpp"
 
 namespace {
@@ -28,12 +29,14 @@ template <class Dirty, class Call>
 void run(const char* name, std::size_t bytes, int rank, int size, Dirty dirty, Call call) {
   const int warmup = 3, iterations = iterations_for(bytes);
   double total = 0;
+  bench::phase(name);
   for (int i = 0; i < warmup + iterations; ++i) {
     dirty(i);
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
     call(i);
     if (i >= warmup) total += MPI_Wtime() - start;
+    bench::progress();
   }
   const double mean = total / iterations;
   double sum = 0, lo = 0, hi = 0;
@@ -64,6 +67,7 @@ int run_program(int rank, int size, int argc, char** argv) {
   MPI_Comm_free(&node);
   proxy::harness::check_memory(MPI_COMM_WORLD, "--max-bytes " + options.value("max-bytes"), 3.0 * double(largest),
                                node_ranks);
+  bench::watch_progress(kProgram, rank);  // a stopped or vanished peer ends the job (progress_watchdog.hpp)
   if (rank == 0) std::printf("collective,bytes,ranks,avg_us,min_us,max_us\n");
   for (std::size_t bytes = 8; bytes <= std::size_t(max_bytes); bytes *= 8) {
     const std::size_t count = bytes / sizeof(double);

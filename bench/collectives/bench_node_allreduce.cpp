@@ -24,6 +24,7 @@
 #include "proxy/harness/memory.hpp"
 #include "proxy/harness/session.hpp"
 #include "proxy/proxy.hpp"
+#include "progress_watchdog.hpp"
 #include "slowest_rank.hpp"
 
 namespace {
@@ -60,7 +61,10 @@ std::vector<double> timed_loop(int threads, int iterations, std::vector<std::vec
       one(t);
 #pragma omp barrier
 #pragma omp master
-      if (i >= 0) times[static_cast<std::size_t>(i)] = MPI_Wtime() - start;
+      {
+        if (i >= 0) times[static_cast<std::size_t>(i)] = MPI_Wtime() - start;
+        bench::progress();
+      }
     }
   }
   return times;
@@ -188,12 +192,16 @@ int run(proxy::Environment& env, int argc, char** argv) {
   proxy::harness::check_memory(env.world(), "--threads " + std::to_string(threads) + " --max-bytes " +
                                                 options.value("max-bytes"),
                                (2.0 * threads + 1.0) * double(sizes.back()), env.node().size);
+  bench::watch_progress(kProgram, env.rank());  // a stopped or vanished peer ends the job (progress_watchdog.hpp)
   std::vector<Result> today;
+  bench::phase("OpenMP sum + MPI_Allreduce from the master");
   for (std::size_t bytes : sizes) today.push_back(hybrid_today(env, threads, bytes / 8, iterations_for(bytes)));
   std::string placement;
   std::vector<Result> node;
+  bench::phase("node collective");
   for (std::size_t bytes : sizes) node.push_back(node_collectives(env, threads, bytes / 8, iterations_for(bytes), placement));
   std::vector<Result> planned;
+  bench::phase("plan element");
   for (std::size_t bytes : sizes) planned.push_back(plan_element(env, threads, bytes / 8, iterations_for(bytes)));
   bool correct = true;
   for (std::size_t i = 0; i < sizes.size(); ++i)

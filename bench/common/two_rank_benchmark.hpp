@@ -16,6 +16,7 @@
 #include "proxy/environment.hpp"
 
 #include "benchmark_options.hpp"
+#include "progress_watchdog.hpp"
 #include "slowest_rank.hpp"
 
 namespace bench {
@@ -28,7 +29,8 @@ inline void report_slowest_rank(benchmark::State& state, const std::vector<doubl
 
 // Answers --help, --version and --show-config and refuses bad flags first, agreed by both ranks, which must
 // be given the same flags (benchmark_options.hpp); then
-// refuses any rank count but 2 (exit 1); then rank 0 reports and rank 1 runs the same benchmarks silently.
+// refuses any rank count but 2 (exit 1); then rank 0 reports and rank 1 runs the same benchmarks silently,
+// each under the progress watchdog.
 inline int run_on_two_ranks(apps::Options& options, const proxy::Environment& env, int argc, char** argv) {
   options.epilog("Run on 2 ranks: proxy-mpiexec -n 2 " + options.program() + "\n\n" + std::string(kBenchmarkFlagsHelp));
   std::vector<char*> theirs;
@@ -38,6 +40,7 @@ inline int run_on_two_ranks(apps::Options& options, const proxy::Environment& en
     return apps::kExitRunFailure;
   }
   if (!initialize(env.rank(), theirs)) return apps::kExitUsage;
+  watch_progress(options.program(), env.rank());  // a stopped or vanished peer ends the job (progress_watchdog.hpp)
   if (env.rank() == 0) {
     benchmark::RunSpecifiedBenchmarks();
   } else {

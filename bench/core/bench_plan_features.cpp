@@ -14,6 +14,7 @@
 
 #include "apps/program_exit.hpp"
 #include "proxy/core.hpp"
+#include "progress_watchdog.hpp"
 #include "two_rank_benchmark.hpp"
 
 namespace {
@@ -37,6 +38,7 @@ void through_proxy(benchmark::State& state, const std::function<std::function<vo
     const double t0 = MPI_Wtime();
     step();
     times.push_back(MPI_Wtime() - t0);
+    bench::progress();
   }
   bench::report_slowest_rank(state, times, [&](const double* in, double* out, int n) {
     proxy.call([&] { MPI_Allreduce(in, out, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
@@ -44,6 +46,7 @@ void through_proxy(benchmark::State& state, const std::function<std::function<vo
 }
 
 void BM_PanelBroadcastClosure(benchmark::State& state) {
+  bench::phase("BM_PanelBroadcastClosure");
   const int count = static_cast<int>(state.range(0));
   std::vector<double> a(static_cast<std::size_t>(count)), b(static_cast<std::size_t>(count));
   through_proxy(state, [&](proxy::ProxyThread& proxy) -> std::function<void()> {
@@ -63,6 +66,7 @@ void BM_PanelBroadcastClosure(benchmark::State& state) {
 }
 
 void BM_PanelBroadcastPlan(benchmark::State& state) {
+  bench::phase("BM_PanelBroadcastPlan");
   const int count = static_cast<int>(state.range(0));
   std::vector<double> a(static_cast<std::size_t>(count)), b(static_cast<std::size_t>(count));
   proxy::Plan plan;
@@ -78,6 +82,7 @@ void BM_PanelBroadcastPlan(benchmark::State& state) {
 }
 
 void BM_PartsMpiPartitioned(benchmark::State& state) {
+  bench::phase("BM_PartsMpiPartitioned");
 #if MPI_VERSION >= 4
   const int count = static_cast<int>(state.range(0));  // doubles per part
   std::vector<double> out(static_cast<std::size_t>(count * kParts)), in(out.size());
@@ -95,6 +100,7 @@ void BM_PartsMpiPartitioned(benchmark::State& state) {
     MPI_Wait(&send, MPI_STATUS_IGNORE);
     MPI_Wait(&recv, MPI_STATUS_IGNORE);
     times.push_back(MPI_Wtime() - t0);
+    bench::progress();
   }
   MPI_Request_free(&send);
   MPI_Request_free(&recv);
@@ -106,6 +112,7 @@ void BM_PartsMpiPartitioned(benchmark::State& state) {
 }
 
 void BM_PartsPersistentPerPart(benchmark::State& state) {
+  bench::phase("BM_PartsPersistentPerPart");
   const int count = static_cast<int>(state.range(0));
   std::vector<double> out(static_cast<std::size_t>(count * kParts)), in(out.size());
   std::vector<MPI_Request> requests(2 * kParts);
@@ -122,6 +129,7 @@ void BM_PartsPersistentPerPart(benchmark::State& state) {
     for (int p = 0; p < kParts; ++p) MPI_Start(&requests[p]);  // one start per part, as its part is ready
     MPI_Waitall(2 * kParts, requests.data(), MPI_STATUSES_IGNORE);
     times.push_back(MPI_Wtime() - t0);
+    bench::progress();
   }
   for (auto& r : requests) MPI_Request_free(&r);
   bench::report_slowest_rank(state, times, [](const double* in_, double* out_, int n) { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); });
@@ -129,6 +137,7 @@ void BM_PartsPersistentPerPart(benchmark::State& state) {
 }
 
 void BM_PartsPlanReady(benchmark::State& state) {
+  bench::phase("BM_PartsPlanReady");
   const int count = static_cast<int>(state.range(0));
   std::vector<double> out(static_cast<std::size_t>(count * kParts)), in(out.size());
   proxy::Plan plan;

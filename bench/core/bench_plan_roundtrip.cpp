@@ -18,6 +18,7 @@
 
 #include "apps/program_exit.hpp"
 #include "proxy/core.hpp"
+#include "progress_watchdog.hpp"
 #include "two_rank_benchmark.hpp"
 
 namespace {
@@ -43,6 +44,7 @@ void report_direct(benchmark::State& state, const std::vector<double>& times, co
 }
 
 void BM_Direct(benchmark::State& state) {
+  bench::phase("BM_Direct");
   const int bytes = static_cast<int>(state.range(0));
   std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
   bind_like_the_proxy_benchmark();
@@ -56,6 +58,7 @@ void BM_Direct(benchmark::State& state) {
     MPI_Isend(out.data(), bytes, MPI_BYTE, peer(), 0, MPI_COMM_WORLD, &r[1]);
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
     times.push_back(MPI_Wtime() - t0);
+    bench::progress();
   }
   report_direct(state, times, "Isend/Irecv/Waitall from the compute thread");
 }
@@ -86,6 +89,7 @@ class PersistentExchange {
 
 // What a plan starts: the same persistent requests, started and tested by the compute thread itself.
 void BM_DirectPersistent(benchmark::State& state) {
+  bench::phase("BM_DirectPersistent");
   const int bytes = static_cast<int>(state.range(0));
   std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
   bind_like_the_proxy_benchmark();
@@ -97,11 +101,13 @@ void BM_DirectPersistent(benchmark::State& state) {
     const double t0 = MPI_Wtime();
     exchange.round_trip();
     times.push_back(MPI_Wtime() - t0);
+    bench::progress();
   }
   report_direct(state, times, "Recv_init/Send_init once, Startall and a Testall loop from the compute thread");
 }
 
 void BM_Proxy(benchmark::State& state) {
+  bench::phase("BM_Proxy");
   const int bytes = static_cast<int>(state.range(0));
   std::vector<char> out(static_cast<std::size_t>(bytes), 1), in(static_cast<std::size_t>(bytes));
   const proxy::Placement placement = environment->placement(1, true);
@@ -117,6 +123,7 @@ void BM_Proxy(benchmark::State& state) {
     const double t0 = MPI_Wtime();
     proxy.wait(proxy.start(plan));
     times.push_back(MPI_Wtime() - t0);
+    bench::progress();
   }
   bench::report_slowest_rank(state, times, [&](const double* in_, double* out_, int n) {
     proxy.call([&] { MPI_Allreduce(in_, out_, n, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
@@ -153,11 +160,13 @@ void proxy_over_direct(benchmark::State& state, int partner) {
       const double t0 = MPI_Wtime();
       for (int i = 0; i < kBlock; ++i) proxy.wait(proxy.start(plan));
       times.push_back(MPI_Wtime() - t0);
+      bench::progress();
     }
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     for (int i = 0; i < kBlock; ++i) exchange.round_trip();
     times.push_back(MPI_Wtime() - t0);
+    bench::progress();
   }
   std::vector<double> slowest(times.size());
   MPI_Allreduce(times.data(), slowest.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -179,8 +188,14 @@ void proxy_over_direct(benchmark::State& state, int partner) {
                  " progress) / direct persistent, same core");
 }
 
-void BM_ProxyOverDirect(benchmark::State& state) { proxy_over_direct(state, peer()); }
-void BM_ProxyOverDirectSelf(benchmark::State& state) { proxy_over_direct(state, environment->rank()); }
+void BM_ProxyOverDirect(benchmark::State& state) {
+  bench::phase("BM_ProxyOverDirect");
+  proxy_over_direct(state, peer());
+}
+void BM_ProxyOverDirectSelf(benchmark::State& state) {
+  bench::phase("BM_ProxyOverDirectSelf");
+  proxy_over_direct(state, environment->rank());
+}
 
 }  // namespace
 
