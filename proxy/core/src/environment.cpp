@@ -42,6 +42,7 @@ std::string program_name(int argc, char** argv) {
 }  // namespace
 
 Environment::Environment(int& argc, char**& argv, int required_thread_level) {
+  SetupWatchdog bounded(program_name(argc, argv));  // the whole construction, MPI_Init included
   int initialized = 0;
   check_mpi(MPI_Initialized(&initialized), "MPI_Initialized");
   if (!initialized) {
@@ -73,6 +74,7 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
   }
   check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  bounded.set_rank(rank_);
   // Before any thread of this process is bound: the binding read here is the launcher's.
   topology_ = std::make_unique<Topology>();
   refuse_bad_settings_on_every_rank(program_name(argc, argv), rank_, size_, *topology_);

@@ -4,6 +4,9 @@
 // MPI_COMM_WORLD, runs on the main thread and throws proxy::Error naming an MPI call that failed.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <string>
 
 #include "proxy/environment.hpp"
@@ -27,5 +30,26 @@ HostLayout discover_host(const Topology& topology, int world_rank, int& host_ran
 // The ranks of this rank's node (MPI_COMM_TYPE_SHARED, or PROXY_NODE_SIZE consecutive ranks) and one leader
 // per node, into `node`, whose communicators the caller frees (also after a throw part way).
 void discover_node(int world_rank, NodeInfo& node);
+
+// The bound on the whole construction, MPI_Init included: its collectives block (MPI_Comm_split has no
+// non-blocking form), so a rank that stops, leaves or hangs there would leave the others waiting for ever.
+// Armed while it lives (setup_watchdog.cpp): past its bound, the wait timeout but at least kSetupBoundFloor
+// (MPI_Init on a loaded machine takes seconds), a thread says so in one line, "<program>: error: rank 1: the
+// set-up (MPI_Init, host and node discovery) did not complete within 30 s (PROXY_WAIT_TIMEOUT, at least 30
+// s): a rank has stopped, left or hangs", and ends the job (Environment::abort, exit 1).
+inline constexpr std::chrono::seconds kSetupBoundFloor{30};
+class SetupWatchdog {
+ public:
+  explicit SetupWatchdog(std::string program);
+  ~SetupWatchdog();  // disarms it
+  SetupWatchdog(const SetupWatchdog&) = delete;
+  SetupWatchdog& operator=(const SetupWatchdog&) = delete;
+  void set_rank(int rank) noexcept;  // once MPI knows it, for the line
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;  // shared with the thread, which may outlive this object
+};
 
 }  // namespace proxy
