@@ -314,7 +314,7 @@ contains
       if (i <= command_argument_count()) call get_command_argument(i, text)
       i = i + 1
       read(text, *, iostat=io) value
-      if (io /= 0 .or. len_trim(text) == 0 .or. is_decimal(text) .eqv. .false.) value = least - 1
+      if (io /= 0 .or. len_trim(text) == 0 .or. .not. is_decimal(text)) value = least - 1  ! (value undefined after a failed read)
       if (value < least .or. value > 2**24) then
         if (rank == 0) write(error_unit, '(a,i0,a,i0,a)') 'heat2d-fortran: error: ' // trim(option) // &
             ' must be an integer from ', least, ' to ', 2**24, ", got '" // trim(text) // "'"
