@@ -3,8 +3,8 @@
 // (MPI_Waitall, MPI_Allreduce, MPI_Barrier: the baselines are what a user would write), so instead of timing
 // each call, the main thread reports progress every iteration, and a watchdog thread ends the job with one
 // line when none has come for PROXY_WAIT_TIMEOUT: "bench_plan_roundtrip: error: rank 0: no progress for 5.0 s
-// in 'Isend/Irecv/Waitall round trip' (PROXY_WAIT_TIMEOUT): a rank has stopped, left or hangs". (A rank stopped with
-// SIGSTOP left the other waiting for ever.) The cost per iteration is one relaxed atomic increment.
+// in 'BM_Direct' (PROXY_WAIT_TIMEOUT): a rank has stopped, left or hangs". (A rank stopped with SIGSTOP left
+// the other waiting for ever.) The cost per iteration is one relaxed atomic increment.
 // Thread contract: progress() and phase() from the thread that runs the loop (any one); watch_progress()
 // once, after the command line is agreed; the watchdog ends the job through proxy::Environment::abort.
 #pragma once

@@ -28,9 +28,8 @@ inline void report_slowest_rank(benchmark::State& state, const std::vector<doubl
 }
 
 // Answers --help, --version and --show-config and refuses bad flags first, agreed by both ranks, which must
-// be given the same flags (benchmark_options.hpp); then
-// refuses any rank count but 2 (exit 1); then rank 0 reports and rank 1 runs the same benchmarks silently,
-// each under the progress watchdog.
+// be given the same flags (benchmark_options.hpp); then refuses any rank count but 2 (exit 1); then rank 0
+// reports and rank 1 runs the same benchmarks silently, under the progress watchdog (progress_watchdog.hpp).
 inline int run_on_two_ranks(apps::Options& options, const proxy::Environment& env, int argc, char** argv) {
   options.epilog("Run on 2 ranks: proxy-mpiexec -n 2 " + options.program() + "\n\n" + std::string(kBenchmarkFlagsHelp));
   std::vector<char*> theirs;

@@ -1,10 +1,10 @@
-// Private to proxy::core: the steps of the Environment's construction once MPI is up, one file each: the
+// Private to proxy::core: the bound on the Environment's whole construction (SetupWatchdog,
+// setup_watchdog.cpp) and the steps of that construction once MPI is up, one file each: the
 // settings every rank checks together (settings_check.cpp), the ranks sharing this host's cores
 // (host_discovery.cpp) and the ranks forming this rank's node (node_discovery.cpp). Each is collective over
 // MPI_COMM_WORLD, runs on the main thread and throws proxy::Error naming an MPI call that failed.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>

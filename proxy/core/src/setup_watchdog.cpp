@@ -1,9 +1,11 @@
 // SetupWatchdog (environment_setup.hpp): a detached thread that waits for the set-up to end or its bound
 // to pass, whichever comes first.
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "environment_setup.hpp"
