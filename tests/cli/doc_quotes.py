@@ -49,9 +49,9 @@ ELSEWHERE = {
         ("tests/core/CMakeLists.txt", "did not exit within 15 s of its finalize's start, after the job had ended"),
     "summa: warning: the process had not ended 10 s after its exit (a library's exit handler did not return): "
     "ending it with its status 0": ("apps/common/src/program_exit.cpp", "s after its exit (a library's exit handler "),
-    "redblack3d: error: rank 1: the set-up (MPI_Init, host and node discovery) did not complete within 30 s "
-    "(PROXY_WAIT_TIMEOUT, at least 30 s): a rank has stopped, left or hangs":
-        ("tests/app_faults/CMakeLists.txt", "did not complete within 30 s"),
+    "redblack3d: error: rank 1: the set-up (MPI_Init, host and node discovery) did not complete within 15 s "
+    "(PROXY_WAIT_TIMEOUT, at least 15 s): a rank has stopped, left or hangs":
+        ("tests/app_faults/CMakeLists.txt", "did not complete within 15 s"),
     "redblack3d: error: cannot write to standard output":
         ("tests/app_faults/CMakeLists.txt", "error: cannot write to standard output"),
     "redblack3d: error: mode sync, iteration 3, rank 1: no message from rank 0 after 3.0 s (PROXY_WAIT_TIMEOUT)":

@@ -35,9 +35,9 @@ void discover_node(int world_rank, NodeInfo& node);
 // non-blocking form), so a rank that stops, leaves or hangs there would leave the others waiting for ever.
 // Armed while it lives (setup_watchdog.cpp): past its bound, the wait timeout but at least kSetupBoundFloor
 // (MPI_Init on a loaded machine takes seconds), a thread says so in one line, "<program>: error: rank 1: the
-// set-up (MPI_Init, host and node discovery) did not complete within 30 s (PROXY_WAIT_TIMEOUT, at least 30
+// set-up (MPI_Init, host and node discovery) did not complete within 15 s (PROXY_WAIT_TIMEOUT, at least 15
 // s): a rank has stopped, left or hangs", and ends the job (Environment::abort, exit 1).
-inline constexpr std::chrono::seconds kSetupBoundFloor{30};
+inline constexpr std::chrono::seconds kSetupBoundFloor{15};
 class SetupWatchdog {
  public:
   explicit SetupWatchdog(std::string program);

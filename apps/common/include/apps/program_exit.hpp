@@ -7,7 +7,7 @@
 //   buffers) says so in one line, "<program>: warning: the process had not ended 10 s after its exit (a
 //   library's exit handler did not return): ending it with its status S", and _exits with that status.
 // Every program's main calls guard_program_exit first (driver_main does); tests/cli/vocabulary.py checks
-// each program's --help and --version on /dev/full, tests/app_faults a run of each driver on /dev/full
+// each program's --help on /dev/full, tests/app_faults a run of each driver on /dev/full
 // and one whose exit hangs.
 // Thread contract: call once, from main, before any output. The checks run in exit() (after main
 // returns, so after MPI_Finalize) before the libraries' own exit handlers; stdout is flushed there
