@@ -1,7 +1,8 @@
 // Output files checked before any computation, so that a run never computes for nothing and then fails:
 // a bad --output is a usage error (exit 2) on every rank, before the run. A file may be written if it is
 // a regular file we may append to, or does not exist yet in a directory we may write; its extension picks
-// the record format (run_record.hpp), an existing CSV must already hold this program's columns, and a file
+// the record format (run_record.hpp), an existing file must already hold this program's records (CSV header or
+// JSON Lines keys: RunRecord::mismatch_with), and a file
 // another process keeps locked for 2 s (at most half PROXY_WAIT_TIMEOUT) is refused naming the holder (records are appended under the lock).
 // The messages say why, with strerror: "--output /x/runs.csv: directory '/x' does not exist".
 // Thread contract: any thread; check_record_output is collective over comm (the thread that may call MPI,
@@ -21,8 +22,8 @@ namespace apps {
 // it and removes it (only creating tells: root passes access() in sysfs, where creating is refused).
 std::string unwritable_reason(const std::string& option, const std::string& path);
 
-// unwritable_reason, then the format (extension) and, for an existing non-empty CSV, its header against
-// prototype.csv_header() (a record of this program with any values). "" when fine.
+// unwritable_reason, then the format (extension), a lock another process holds, and for an existing non-empty
+// file its first line against prototype's (a record of this program with any values). "" when fine.
 std::string record_output_problem(const std::string& path, const RunRecord& prototype);
 
 // Collective over comm: rank 0 runs record_output_problem and every rank learns the outcome (a timed
