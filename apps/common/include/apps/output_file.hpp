@@ -1,9 +1,9 @@
 // Output files checked before any computation, so that a run never computes for nothing and then fails:
 // a bad --output is a usage error (exit 2) on every rank, before the run. A file may be written if it is
 // a regular file we may append to, or does not exist yet in a directory we may write; its extension picks
-// the record format (run_record.hpp), an existing file must already hold this program's records (CSV header or
-// JSON Lines keys: RunRecord::mismatch_with), and a file
-// another process keeps locked for 2 s (at most half PROXY_WAIT_TIMEOUT) is refused naming the holder (records are appended under the lock).
+// the record format (run_record.hpp), an existing file must already hold this program's records (CSV
+// header or JSON Lines keys: RunRecord::mismatch_with), and a file another process keeps locked for 2 s (at
+// most half PROXY_WAIT_TIMEOUT) is refused naming the holder (records are appended under the lock).
 // The messages say why, with strerror: "--output /x/runs.csv: directory '/x' does not exist".
 // Thread contract: any thread; check_record_output is collective over comm (the thread that may call MPI,
 // before the run's proxy thread starts).
