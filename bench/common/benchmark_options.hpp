@@ -98,7 +98,7 @@ inline std::optional<int> parse_arguments(apps::Options& options, int rank, int 
       parsed = parse();
     } else {
       parsed = apps::agreed(comm, parse);
-      std::string values = parsed ? options.agreed_values() : std::string("--help or --version\n");
+      std::string values = apps::agreed_values_after(parsed, options);
       for (std::size_t i = 1; i < theirs.size(); ++i) values += std::string(theirs[i]) + "\n";
       apps::agree_on_options(values, comm);
     }

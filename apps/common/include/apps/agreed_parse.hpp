@@ -26,6 +26,12 @@ void agree_on_usage_error(const std::optional<std::string>& my_error, MPI_Comm c
 // options", and every rank throws that UsageError (agree_on_usage_error).
 void agree_on_options(const std::string& my_values, MPI_Comm comm);
 
+// What agree_on_options compares for one rank's parse: Options::agreed_values(), or, when --help or
+// --version stopped the parse (parsed false), a line saying so: every rank must stop alike.
+inline std::string agreed_values_after(bool parsed, const Options& options) {
+  return parsed ? options.agreed_values() : std::string("--help or --version\n");
+}
+
 // Runs parse_and_validate() (the command line into settings) on every rank of comm and agrees on its
 // usage errors (UsageError, InvalidSettings); returns its result.
 template <class Fn>
@@ -53,7 +59,7 @@ bool parse_agreed(MPI_Comm comm, int rank, Options& options, int argc, char** ar
     read();
     return true;
   });
-  agree_on_options(parsed ? options.agreed_values() : std::string("--help or --version\n"), comm);
+  agree_on_options(agreed_values_after(parsed, options), comm);
   if (!parsed && rank == 0) std::fputs(options.answer().c_str(), stdout);
   return parsed;
 }
