@@ -5,6 +5,7 @@
  * the tests compare with the C++ heat2d's own rows (tests/c).
  *   usage: mpiexec -n 2 heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]
  * --bad-peer adds a transfer to a rank outside the communicator: the commit's one-line refusal, exit 1.
+ * Every rank's command line is agreed with rank 0's before the run (agree), through two plans.
  * Exit status: 0, 1 for a run-time failure, 2 for a bad argument, 3 when --verify finds a difference. */
 #include <math.h>
 #include <errno.h>
@@ -45,8 +46,9 @@ static uint64_t checksum_term(double value, long long index) {
   return shift == 0 ? bits : (bits << shift) | (bits >> (64 - shift));
 }
 
-/* Parses argv; returns -1 to run, else the exit status (the message printed by rank 0). */
-static int parse(int argc, char** argv, int rank, int ranks, struct problem* p) {
+/* Parses argv; returns -1 to run, 0 when --help or --version stopped the parse (answer holds the text),
+ * kExitUsage for a bad argument (answer holds the line). Nothing is printed before every rank agrees. */
+static int parse(int argc, char** argv, int ranks, struct problem* p, char* answer, size_t size) {
   p->nx = 256, p->ny = 256, p->steps = 200, p->verify = 0, p->bad_peer = 0;
   for (int i = 1; i < argc; ++i) {
     const char* option = argv[i];
@@ -55,32 +57,107 @@ static int parse(int argc, char** argv, int rank, int ranks, struct problem* p) 
     if (strcmp(option, "--verify") == 0) { p->verify = 1; continue; }
     if (strcmp(option, "--bad-peer") == 0) { p->bad_peer = 1; continue; }
     if (strcmp(option, "--version") == 0) {
-      if (rank == 0) printf("heat2d-c (proxy) %s\n", proxy_version());
+      snprintf(answer, size, "heat2d-c (proxy) %s", proxy_version());
       return kExitSuccess;
     }
     if (strcmp(option, "--help") == 0) {
-      if (rank == 0) printf("usage: heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]\n");
+      snprintf(answer, size, "usage: heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]");
       return kExitSuccess;
     }
     if (strcmp(option, "--nx") == 0) target = &p->nx, least = 3;
     else if (strcmp(option, "--ny") == 0) target = &p->ny, least = ranks;
     else if (strcmp(option, "--iters") == 0) target = &p->steps, least = 1;
     if (target == NULL) {
-      if (rank == 0) fprintf(stderr, "heat2d-c: error: unknown option '%s'\n", option);
+      snprintf(answer, size, "unknown option '%s'", option);
       return kExitUsage;
     }
     const char* text = i + 1 < argc ? argv[++i] : "";
     char* end = NULL;
     const long value = strtol(text, &end, 10);
     if (*text == '\0' || *end != '\0' || value < least || value > (1L << 24)) {
-      if (rank == 0)
-        fprintf(stderr, "heat2d-c: error: %s must be an integer from %ld to %ld, got '%s'\n", option, least, 1L << 24,
-                text);
+      snprintf(answer, size, "%s must be an integer from %ld to %ld, got '%s'", option, least, 1L << 24, text);
       return kExitUsage;
     }
     *target = (int)value;
   }
   return -1;
+}
+
+/* A failure the other ranks cannot know about: ends the whole job now, while the proxy still runs. */
+static void abort_job(int rank) {
+  char line[1024];
+  snprintf(line, sizeof line, "heat2d-c: error: rank %d: %s", rank, proxy_last_error());
+  proxy_abort(line, kExitRunFailure);
+}
+
+/* Runs a plan once (committed, started, waited, freed) and frees its spec; a failure ends the job. */
+static void run_plan_once(proxy_thread* proxy, proxy_plan_spec* spec, int rank) {
+  proxy_plan* plan = NULL;
+  proxy_ticket ticket;
+  if (proxy_commit(proxy, spec, &plan) != PROXY_SUCCESS || proxy_start(proxy, plan, &ticket) != PROXY_SUCCESS ||
+      proxy_wait(proxy, ticket, PROXY_WAIT_DEFAULT_TIMEOUT) != PROXY_SUCCESS)
+    abort_job(rank);
+  proxy_plan_free(plan);
+  proxy_plan_spec_free(spec);
+}
+
+/* What every rank compares with rank 0's: whether --help or --version stopped the parse, then each option. */
+enum { kStopped, kNx, kNy, kSteps, kVerify, kBadPeer, kAgreedCount };
+
+/* One option's value as the C++ drivers name it ("--iters 60", "--verify given"); "--help or --version" when
+ * that stopped the parse. */
+static void describe(const int* values, int which, char* text, size_t size) {
+  static const char* const names[kAgreedCount] = {"", "--nx", "--ny", "--iters", "--verify", "--bad-peer"};
+  if (values[kStopped])
+    snprintf(text, size, "--help or --version");
+  else if (which == kVerify || which == kBadPeer)
+    snprintf(text, size, "%s %s", names[which], values[which] ? "given" : "not given");
+  else
+    snprintf(text, size, "%s %d", names[which], values[which]);
+}
+
+/* Every rank's parse agreed, as the C++ drivers agree theirs (apps/agreed_parse.hpp): rank 0's values are
+ * broadcast, then the lowest rank with a usage error or other values than rank 0's prints its line and every
+ * rank exits 2 (an MPMD launch can give ranks different command lines). Both steps are plans, waited with the
+ * wait timeout: a rank that never takes part ends the job with the plan's line. Returns the outcome every rank
+ * takes: -1 to run, 0 after --help or --version (rank 0 prints the answer), kExitUsage. */
+static int agree(proxy_thread* proxy, int rank, int size, int outcome, const struct problem* p, const char* answer) {
+  int mine[kAgreedCount] = {outcome == kExitSuccess, p->nx, p->ny, p->steps, p->verify, p->bad_peer};
+  int theirs[kAgreedCount];
+  memcpy(theirs, mine, sizeof mine);
+  proxy_plan_spec* spec = NULL;
+  if (proxy_plan_spec_create("options", &spec) != PROXY_SUCCESS ||
+      proxy_plan_spec_broadcast(spec, MPI_COMM_WORLD, 0, theirs, kAgreedCount, MPI_INT) != PROXY_SUCCESS)
+    abort_job(rank);
+  run_plan_once(proxy, spec, rank);
+
+  char line[1024] = "";
+  if (outcome == kExitUsage) {
+    snprintf(line, sizeof line, "%s", answer);
+  } else {
+    for (int which = kNx; which < kAgreedCount && line[0] == '\0'; ++which) {
+      char here[64], there[64];
+      describe(mine, which, here, sizeof here);
+      describe(theirs, which, there, sizeof there);
+      if (strcmp(here, there) != 0)
+        snprintf(line, sizeof line, "%s here, %s on rank 0: every rank of a run needs the same options", here, there);
+    }
+  }
+  const int problem_rank = line[0] != '\0' ? rank : size;
+  int first = size;
+  if (proxy_plan_spec_create("options-agreed", &spec) != PROXY_SUCCESS ||
+      proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, &problem_rank, &first, 1, MPI_INT, MPI_MIN) != PROXY_SUCCESS)
+    abort_job(rank);
+  run_plan_once(proxy, spec, rank);
+  if (first < size) {
+    if (rank == first) {
+      if (first == 0) fprintf(stderr, "heat2d-c: error: %s\n", line);
+      else fprintf(stderr, "heat2d-c: error: %s (on rank %d)\n", line, first);
+    }
+    return kExitUsage;
+  }
+  if (outcome == kExitSuccess && rank == 0) printf("%s\n", answer);
+  return outcome;
 }
 
 /* The failing call's message, "heat2d-c: error: <what the C++ API says>", from every rank that failed. */
@@ -89,8 +166,8 @@ static int report(const char* what) {
   return kExitRunFailure;
 }
 
-/* The run on an initialised environment; returns main's exit status. */
-static int run(proxy_environment* env, const struct problem* p, int rank, int size) {
+/* The run on a placed proxy thread; returns main's exit status. */
+static int run(const proxy_placement* placement, proxy_thread* proxy, const struct problem* p, int rank, int size) {
   const int nx = p->nx, ny = p->ny, rows = rows_of(rank, size, ny), first = first_row_of(rank, size, ny);
   const size_t row_count = (size_t)(rows + 2);
   double* u[2] = {calloc(row_count * nx, sizeof(double)), calloc(row_count * nx, sizeof(double))};
@@ -100,16 +177,8 @@ static int run(proxy_environment* env, const struct problem* p, int rank, int si
     for (int x = 0; x < nx; ++x) ROW(0, r)[x] = initial(x, first + r - 1, nx, ny);
 
   int status = kExitSuccess;
-  proxy_placement* placement = NULL;
-  proxy_thread* proxy = NULL;
   proxy_plan* halo[2] = {NULL, NULL};
   proxy_plan_spec* spec = NULL;
-  if (proxy_environment_placement(env, 0, 1, &placement) != PROXY_SUCCESS ||
-      proxy_thread_create_placed(MPI_COMM_WORLD, placement, &proxy) != PROXY_SUCCESS ||
-      proxy_environment_bind_openmp_threads(env, placement, NULL) != PROXY_SUCCESS) {
-    status = report(proxy_last_error());
-    goto done;
-  }
   if (rank == 0) {
     char where[256];
     const char* strategy = "";
@@ -148,12 +217,7 @@ static int run(proxy_environment* env, const struct problem* p, int rank, int si
       update_row(ROW(b, r - 1), ROW(b, r), ROW(b, r + 1), ROW(1 - b, r), nx, global == 0 || global == ny - 1);
       if (r % 16 == 0) proxy_progress_point(proxy); /* moves the halo along under cooperative progress */
     }
-    if (proxy_wait(proxy, ticket, PROXY_WAIT_DEFAULT_TIMEOUT) != PROXY_SUCCESS) {
-      /* The peer cannot know: end the job now, while the proxy still runs. */
-      char line[1024];
-      snprintf(line, sizeof line, "heat2d-c: error: rank %d: %s", rank, proxy_last_error());
-      proxy_abort(line, kExitRunFailure);
-    }
+    if (proxy_wait(proxy, ticket, PROXY_WAIT_DEFAULT_TIMEOUT) != PROXY_SUCCESS) abort_job(rank);
     for (int r = 1; r <= rows; r += (rows > 1 ? rows - 1 : 1)) {
       const int global = first + r - 1;
       update_row(ROW(b, r - 1), ROW(b, r), ROW(b, r + 1), ROW(1 - b, r), nx, global == 0 || global == ny - 1);
@@ -184,20 +248,14 @@ static int run(proxy_environment* env, const struct problem* p, int rank, int si
     free(g[0]);
     free(g[1]);
     /* The reductions as a plan of two collective elements, started once. */
-    proxy_plan* verify = NULL;
-    proxy_ticket ticket;
-    if (proxy_plan_spec_create("verify", &spec) != PROXY_SUCCESS ||
-        proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, &difference, &max_difference, 1, MPI_DOUBLE, MPI_MAX) !=
+    proxy_plan_spec* reductions = NULL;
+    if (proxy_plan_spec_create("verify", &reductions) != PROXY_SUCCESS ||
+        proxy_plan_spec_allreduce(reductions, MPI_COMM_WORLD, &difference, &max_difference, 1, MPI_DOUBLE, MPI_MAX) !=
             PROXY_SUCCESS ||
-        proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, &checksum, &global_checksum, 1, MPI_UINT64_T, MPI_BXOR) !=
-            PROXY_SUCCESS ||
-        proxy_commit(proxy, spec, &verify) != PROXY_SUCCESS || proxy_start(proxy, verify, &ticket) != PROXY_SUCCESS ||
-        proxy_wait(proxy, ticket, PROXY_WAIT_DEFAULT_TIMEOUT) != PROXY_SUCCESS) {
-      char line[1024];
-      snprintf(line, sizeof line, "heat2d-c: error: rank %d: %s", rank, proxy_last_error());
-      proxy_abort(line, kExitRunFailure);
-    }
-    proxy_plan_free(verify);
+        proxy_plan_spec_allreduce(reductions, MPI_COMM_WORLD, &checksum, &global_checksum, 1, MPI_UINT64_T,
+                                  MPI_BXOR) != PROXY_SUCCESS)
+      abort_job(rank);
+    run_plan_once(proxy, reductions, rank);
     if (rank == 0) {
       printf("heat2d-c: checksum %016llx\n", (unsigned long long)global_checksum);
       printf("heat2d-c: verify: max difference from the serial solver %g\n", max_difference);
@@ -210,8 +268,6 @@ done:
   proxy_plan_spec_free(spec);
   proxy_plan_free(halo[0]);
   proxy_plan_free(halo[1]);
-  proxy_thread_free(proxy);
-  proxy_placement_free(placement);
   free(u[0]);
   free(u[1]);
   return status;
@@ -243,8 +299,20 @@ int main(int argc, char** argv) {
   proxy_environment_rank(env, &rank);
   proxy_environment_size(env, &size);
   struct problem problem;
-  int status = parse(argc, argv, rank, size, &problem);
-  if (status < 0) status = run(env, &problem, rank, size);
+  char answer[512] = "";
+  int status = parse(argc, argv, size, &problem, answer, sizeof answer);
+  proxy_placement* placement = NULL;
+  proxy_thread* proxy = NULL;
+  if (proxy_environment_placement(env, 0, 1, &placement) != PROXY_SUCCESS ||
+      proxy_thread_create_placed(MPI_COMM_WORLD, placement, &proxy) != PROXY_SUCCESS ||
+      proxy_environment_bind_openmp_threads(env, placement, NULL) != PROXY_SUCCESS) {
+    status = report(proxy_last_error());
+  } else {
+    status = agree(proxy, rank, size, status, &problem, answer);
+    if (status < 0) status = run(placement, proxy, &problem, rank, size);
+  }
+  proxy_thread_free(proxy);
+  proxy_placement_free(placement);
   proxy_environment_free(env);
   return status;
 }

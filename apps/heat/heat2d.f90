@@ -4,6 +4,7 @@
 ! the checksum heat2d-c prints (tests/c compare it with the C++ heat2d's rows).
 !   usage: mpiexec -n 2 heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]
 ! --bad-peer adds a transfer to a rank outside the communicator: the commit's one-line refusal, exit 1.
+! Every rank's command line is agreed with rank 0's before the run (agree), through two plans.
 ! Exit status: 0, 1 for a run-time failure, 2 for a bad argument, 3 when --verify finds a difference.
 module heat2d_problem
   use, intrinsic :: iso_fortran_env, only: real64, int64, error_unit
@@ -58,7 +59,8 @@ end module heat2d_problem
 program heat2d
   use, intrinsic :: iso_fortran_env, only: real64, int64, error_unit
   use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_ptrdiff_t, c_char, c_loc, c_ptr
-  use mpi_f08, only: MPI_COMM_WORLD, MPI_PROC_NULL, MPI_DOUBLE_PRECISION, MPI_INTEGER8, MPI_MAX, MPI_BXOR
+  use mpi_f08, only: MPI_COMM_WORLD, MPI_PROC_NULL, MPI_DOUBLE_PRECISION, MPI_INTEGER, MPI_INTEGER8, MPI_MAX, MPI_MIN, &
+                     MPI_BXOR
   use proxy
   use heat2d_problem
   implicit none
@@ -78,7 +80,7 @@ program heat2d
   type(proxy_placement) :: placement
   type(proxy_thread) :: thread
   type(proxy_plan_spec) :: spec
-  type(proxy_plan) :: halo(0:1), verify_plan
+  type(proxy_plan) :: halo(0:1)
   type(proxy_ticket) :: ticket
   real(real64), allocatable, asynchronous :: u(:, :, :)
   real(real64), allocatable :: g(:, :, :)
@@ -86,7 +88,7 @@ program heat2d
   integer(int64), asynchronous :: checksum(1), global_checksum(1)
   integer :: nx = 256, ny = 256, steps = 200, rank, size, rows, first, up, down, b, r, x, y, step, last, status, outcome
   logical :: verify_requested = .false., bad_peer = .false.
-  character(:), allocatable :: where, strategy
+  character(:), allocatable :: where, strategy, answer
   character(16) :: name, hex
 
   status = proxy_environment_create(env)
@@ -95,7 +97,13 @@ program heat2d
   status = proxy_environment_rank(env, rank)
   status = proxy_environment_size(env, size)
   outcome = parse()
+  call check(proxy_environment_placement(env, 0, .true., placement))
+  call check(proxy_thread_create_placed(MPI_COMM_WORLD, placement, thread))
+  call check(proxy_environment_bind_openmp_threads(env, placement))
+  outcome = agree(outcome)
   if (outcome >= 0) then  ! --help, --version or a usage error: its exit status
+    call check(proxy_thread_free(thread))
+    call check(proxy_placement_free(placement))
     status = proxy_environment_free(env)
     call finish(outcome)
   end if
@@ -110,9 +118,6 @@ program heat2d
     end do
   end do
 
-  call check(proxy_environment_placement(env, 0, .true., placement))
-  call check(proxy_thread_create_placed(MPI_COMM_WORLD, placement, thread))
-  call check(proxy_environment_bind_openmp_threads(env, placement))
   if (rank == 0) then
     call check(proxy_placement_describe(placement, where))
     call check(proxy_thread_progress_strategy(thread, strategy))
@@ -190,11 +195,7 @@ program heat2d
                                                   MPI_DOUBLE_PRECISION, MPI_MAX))
     call check_or_abort(proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, checksum, global_checksum, 1, MPI_INTEGER8, &
                                                   MPI_BXOR))
-    call check_or_abort(proxy_commit(thread, spec, verify_plan))
-    call check_or_abort(proxy_plan_spec_free(spec))
-    call check_or_abort(proxy_start(thread, verify_plan, ticket))
-    call check_or_abort(proxy_wait(thread, ticket))
-    call check_or_abort(proxy_plan_free(verify_plan))
+    call run_plan_once()
     if (rank == 0) then
       write(hex, '(z16.16)') global_checksum(1)
       call say('heat2d-fortran: checksum ' // lowercase(hex))
@@ -274,7 +275,83 @@ contains
     call proxy_abort('heat2d-fortran: error: rank ' // trim(which) // ': ' // proxy_last_error(), exit_run_failure)
   end subroutine
 
-  ! Parses the command line; returns -1 to run, else the exit status (the message written by rank 0).
+  ! Runs the plan in spec once (committed, started, waited, freed) and frees spec; a failure ends the job.
+  subroutine run_plan_once()
+    type(proxy_plan) :: plan
+    call check_or_abort(proxy_commit(thread, spec, plan))
+    call check_or_abort(proxy_plan_spec_free(spec))
+    call check_or_abort(proxy_start(thread, plan, ticket))
+    call check_or_abort(proxy_wait(thread, ticket))
+    call check_or_abort(proxy_plan_free(plan))
+  end subroutine
+
+  ! Every rank's parse agreed, as the C++ drivers agree theirs (apps/agreed_parse.hpp) and heat2d-c does: rank
+  ! 0's values are broadcast, then the lowest rank with a usage error or other values than rank 0's writes its
+  ! line and every rank exits 2 (an MPMD launch can give ranks different command lines). Both steps are plans,
+  ! waited with the wait timeout: a rank that never takes part ends the job with the plan's line. Returns the
+  ! outcome every rank takes: -1 to run, 0 after --help or --version (rank 0 writes the answer), exit_usage.
+  integer function agree(parsed) result(agreed)
+    integer, intent(in) :: parsed
+    integer, parameter :: count = 6  ! stopped by --help or --version, --nx, --ny, --iters, --verify, --bad-peer
+    integer, asynchronous :: mine(count), theirs(count), problem_rank(1), first_problem(1)
+    character(256) :: message
+    character(64) :: here, there
+    integer :: which
+    mine = [merge(1, 0, parsed == exit_success), nx, ny, steps, merge(1, 0, verify_requested), merge(1, 0, bad_peer)]
+    theirs = mine
+    call check_or_abort(proxy_plan_spec_create('options', spec))
+    call check_or_abort(proxy_plan_spec_broadcast(spec, MPI_COMM_WORLD, 0, theirs, count, MPI_INTEGER))
+    call run_plan_once()
+    message = ''
+    if (parsed == exit_usage) then
+      message = answer
+    else
+      do which = 2, count
+        here = described(mine, which)
+        there = described(theirs, which)
+        if (here /= there) then
+          message = trim(here) // ' here, ' // trim(there) // ' on rank 0: every rank of a run needs the same options'
+          exit
+        end if
+      end do
+    end if
+    problem_rank(1) = merge(rank, size, len_trim(message) > 0)
+    call check_or_abort(proxy_plan_spec_create('options-agreed', spec))
+    call check_or_abort(proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, problem_rank, first_problem, 1, MPI_INTEGER, &
+                                                  MPI_MIN))
+    call run_plan_once()
+    if (first_problem(1) < size) then
+      if (rank == first_problem(1)) then
+        if (rank == 0) then
+          write(error_unit, '(a)') 'heat2d-fortran: error: ' // trim(message)
+        else
+          write(error_unit, '(a,i0,a)') 'heat2d-fortran: error: ' // trim(message) // ' (on rank ', rank, ')'
+        end if
+      end if
+      agreed = exit_usage
+      return
+    end if
+    if (parsed == exit_success .and. rank == 0) call say(answer)
+    agreed = parsed
+  end function
+
+  ! One agreed value as the C++ drivers name it ("--iters 60", "--verify given"); "--help or --version" when
+  ! that stopped the parse.
+  function described(values, which) result(text)
+    integer, intent(in) :: values(:), which
+    character(64) :: text
+    character(*), parameter :: names(6) = [character(10) :: '', '--nx', '--ny', '--iters', '--verify', '--bad-peer']
+    if (values(1) == 1) then
+      text = '--help or --version'
+    else if (which >= 5) then
+      text = trim(names(which)) // merge(' given    ', ' not given', values(which) == 1)
+    else
+      write(text, '(a,1x,i0)') trim(names(which)), values(which)
+    end if
+  end function
+
+  ! Parses the command line; returns -1 to run, 0 when --help or --version stopped the parse (answer holds the
+  ! text), exit_usage for a bad argument (answer holds the line). Nothing is written before every rank agrees.
   integer function parse() result(outcome)
     character(256) :: option, text
     integer :: i, value, least, io
@@ -291,12 +368,11 @@ contains
         bad_peer = .true.
         cycle
       case ('--version')
-        if (rank == 0) call say('heat2d-fortran (proxy) ' // proxy_version())
+        answer = 'heat2d-fortran (proxy) ' // proxy_version()
         outcome = exit_success
         return
       case ('--help')
-        if (rank == 0) &
-            call say('usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]')
+        answer = 'usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]'
         outcome = exit_success
         return
       case ('--nx')
@@ -306,7 +382,7 @@ contains
       case ('--iters')
         least = 1
       case default
-        if (rank == 0) write(error_unit, '(a)') "heat2d-fortran: error: unknown option '" // trim(option) // "'"
+        answer = "unknown option '" // trim(option) // "'"
         outcome = exit_usage
         return
       end select
@@ -316,8 +392,9 @@ contains
       read(text, *, iostat=io) value
       if (io /= 0 .or. len_trim(text) == 0 .or. .not. is_decimal(text)) value = least - 1  ! (value undefined after a failed read)
       if (value < least .or. value > 2**24) then
-        if (rank == 0) write(error_unit, '(a,i0,a,i0,a)') 'heat2d-fortran: error: ' // trim(option) // &
-            ' must be an integer from ', least, ' to ', 2**24, ", got '" // trim(text) // "'"
+        write(line, '(a,i0,a,i0,a)') trim(option) // ' must be an integer from ', least, ' to ', 2**24, &
+            ", got '" // trim(text) // "'"
+        answer = trim(line)
         outcome = exit_usage
         return
       end if
