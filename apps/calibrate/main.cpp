@@ -3,14 +3,17 @@
 // predicted vs measured time of every team-allreduce algorithm per size, with the crossover where the
 // model's choice changes. No MPI: the team collectives are threads of one process.
 // Exit status: 0, 2 for bad input (checked before measuring: --output exists without --force, an
-// unwritable --output or --csv, --model without --predict-only).
+// unwritable --output or --csv, --model without --predict-only), 1 when a result cannot be written after all.
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -342,18 +345,28 @@ int run(int argc, char** argv) {
     }
   if (!measured_at) std::printf("measured crossover: none among the checked sizes\n");
 
+  // Checked before measuring (check_outputs); a write that fails now (a disk filled since) is a run-time
+  // failure, exit 1, that names the file and leaves nothing partial.
   if (options.given("csv")) {
-    std::ofstream csv(options.value("csv"));
-    if (!csv) throw apps::UsageError("--csv: cannot write '" + options.value("csv") + "'");
+    const std::string path = options.value("csv");
+    std::ofstream csv(path);
     csv << "bytes,algorithm,predicted_s,formula_s,measured_s,relative_error,between\n";
     for (const auto& r : rows)
       csv << r.bytes << ',' << to_string(r.algorithm) << ',' << r.predicted << ',' << r.formula << ',' << r.measured
           << ',' << (r.predicted - r.measured) / r.measured << ',' << (r.between ? 1 : 0) << '\n';
+    errno = 0;
+    csv.close();  // the buffered rows reach the file here
+    if (!csv) {
+      const int error = errno;
+      std::remove(path.c_str());
+      throw std::runtime_error("--csv " + path + ": cannot be written" +
+                         (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
+    }
   }
   try {
     model.save(options.value("output"));
   } catch (const proxy::Error& e) {
-    throw apps::UsageError(std::string("--output: ") + e.what());
+    throw std::runtime_error(std::string("--output: ") + e.what());
   }
   std::printf("wrote model to %s (use it with PROXY_COLLECTIVE_MODEL=%s)\n", options.value("output").c_str(),
               options.value("output").c_str());
@@ -364,11 +377,16 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   apps::guard_program_exit(kProgram);
-  return apps::run_guarded(kProgram, 0, [&] {
-    try {
-      return run(argc, argv);
-    } catch (const proxy::Error& e) {  // a bad model file or wait policy: user input too
-      throw apps::UsageError(e.what());
-    }
-  });
+  try {
+    return apps::run_guarded(kProgram, 0, [&] {
+      try {
+        return run(argc, argv);
+      } catch (const proxy::Error& e) {  // a bad model file or wait policy: user input too
+        throw apps::UsageError(e.what());
+      }
+    });
+  } catch (const std::exception& e) {  // a result that could not be written, memory refused: one line, exit 1
+    std::fprintf(stderr, "%s: error: %s\n", kProgram, e.what());
+    return apps::kExitRunFailure;
+  }
 }

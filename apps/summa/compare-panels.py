@@ -60,7 +60,7 @@ def parse_args(argv):
     parser.add_argument("--reps", default="3", help="repetitions per run, 1 to 1000000 (default: %(default)s)")
     parser.add_argument("--verify", action="store_true", help="pass --verify: check every run's C (untimed)")
     parser.add_argument("--output", help="write every run's record to FILE.csv or FILE.json (JSON Lines)")
-    parser.add_argument("--plot", help="save total time vs panel width per mode to this image")
+    parser.add_argument("--plot", help="save total time vs panel width per mode to this image (.png, .svg or .pdf)")
     args = parser.parse_args(argv)
     try:
         args.size = cli.size(args.size, "--size")
@@ -70,6 +70,8 @@ def parse_args(argv):
             setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-"), maximum))
         args.threads = 0 if str(args.threads).strip() == "0" else cli.positive_int(args.threads, "--threads")
         args.output_format = cli.record_format(args.output) if args.output else None
+        if args.plot:
+            cli.check_image_output(args.plot)
         args.launcher_kind = launcher.choose(args.launcher_kind, args.mpiexec)
     except cli.UsageError as error:
         parser.error(str(error))
@@ -254,7 +256,10 @@ def main(argv):
         except OSError as error:
             fail(f"cannot write --output '{args.output}': {error.strerror}")
     if args.plot:
-        plot(args.plot, args, records)
+        try:
+            plot(args.plot, args, records)
+        except OSError as error:  # checked before the runs; the disk may have filled since
+            fail(f"cannot write --plot '{args.plot}': {error.strerror}")
     return 0
 
 

@@ -170,15 +170,31 @@ def positive_int(text, name, maximum=None):
     return int(text)
 
 
-def record_format(path, name="--output"):
-    """'csv' or 'json' from an output file name (.csv; .json or .jsonl = JSON Lines); anything else, a
-    directory, a pipe or device, a missing parent directory or one where no file can be created is a usage
-    error (checked before any work is done, as the drivers' apps::unwritable_reason does: a pipe would hold
-    the records' write for ever, after the runs)."""
+# Free space below this on an output's file system is refused before any work, as the drivers refuse it
+# (apps::unwritable_reason): every tool's output is far smaller, and a full disk would fail only at the end.
+LEAST_FREE_BYTES = 64 * 1024
+
+
+def check_room(path, name):
+    """A usage error when the file system that would hold `path` (it, or its nearest existing parent) has
+    less than LEAST_FREE_BYTES free; nothing when it has room or statvfs cannot tell."""
+    where = next((p for p in (Path(path), *Path(path).absolute().parents) if p.exists()), Path("/"))
+    try:
+        fs = os.statvfs(where)
+    except OSError:
+        return
+    free = fs.f_bavail * fs.f_frsize
+    if free < LEAST_FREE_BYTES:
+        raise UsageError(f"{name} '{path}': its file system has {free} bytes free (at least {LEAST_FREE_BYTES} "
+                         f"needed)")
+
+
+def check_output_file(path, name):
+    """A usage error unless `path` can be written: a directory, a pipe or device, a missing parent directory
+    or one where no file can be created, a file system with under 64 KiB free are refused (checked before any
+    work is done, as the drivers' apps::unwritable_reason does: a pipe would hold the write for ever, after
+    the runs)."""
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".json", ".jsonl"):
-        raise UsageError(f"{name} '{path}': the name must end in .csv or .json (JSON Lines)")
     if path.is_dir():
         raise UsageError(f"{name} '{path}' is a directory, not a file")
     parent = path.parent if str(path.parent) else Path(".")
@@ -196,7 +212,24 @@ def record_format(path, name="--output"):
             probe.unlink()
         except OSError as error:
             raise UsageError(f"{name} '{path}': cannot create a file in '{parent}': {error.strerror}") from None
+    check_room(path, name)
+
+
+def record_format(path, name="--output"):
+    """'csv' or 'json' from an output file name (.csv; .json or .jsonl = JSON Lines; anything else is a usage
+    error), once check_output_file has passed it."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".csv", ".json", ".jsonl"):
+        raise UsageError(f"{name} '{path}': the name must end in .csv or .json (JSON Lines)")
+    check_output_file(path, name)
     return "csv" if suffix == ".csv" else "json"
+
+
+def check_image_output(path, name="--plot"):
+    """A figure's file: its name ends in .png, .svg or .pdf, and check_output_file passes it."""
+    if Path(path).suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"{name} '{path}': the name must end in .png, .svg or .pdf")
+    check_output_file(path, name)
 
 
 class LostOutput(Exception):

@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <proxy/config.hpp>
@@ -34,6 +35,21 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// Free space below this on an output's file system refuses the output before the run: every program's output
+// (a run record, a model, a table) is far smaller, and a full disk would otherwise lose the run's result after
+// all its work. (A quota is not seen here; its failed write is still reported, after the run.)
+constexpr unsigned long long kLeastFreeBytes = 64 * 1024;
+
+// Why the file system holding `where` has no room for an output, or "" (also when statvfs cannot tell).
+std::string no_room_reason(const std::string& what, const std::string& where) {
+  struct statvfs fs{};
+  if (::statvfs(where.c_str(), &fs) != 0) return "";
+  const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
+  if (free_bytes >= kLeastFreeBytes) return "";
+  return what + "its file system has " + std::to_string(free_bytes) + " bytes free (at least " +
+         std::to_string(kLeastFreeBytes) + " needed)";
+}
+
 }  // namespace
 
 std::string unwritable_reason(const std::string& option, const std::string& path) {
@@ -46,7 +62,7 @@ std::string unwritable_reason(const std::string& option, const std::string& path
     const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);  // opens, writes nothing
     if (fd < 0) return what + "cannot be written: " + std::strerror(errno);
     ::close(fd);
-    return "";
+    return no_room_reason(what, path);
   }
   if (errno != ENOENT) return what + std::strerror(errno);
   const std::string directory = directory_of(path);
@@ -59,7 +75,7 @@ std::string unwritable_reason(const std::string& option, const std::string& path
   if (fd < 0) return what + "cannot create a file in '" + directory + "': " + std::strerror(errno);
   ::close(fd);
   ::unlink(probe.c_str());
-  return "";
+  return no_room_reason(what, directory);
 }
 
 std::string record_output_problem(const std::string& path, const RunRecord& prototype) {

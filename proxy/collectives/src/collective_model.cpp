@@ -2,12 +2,16 @@
 #include "proxy/collective_model.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "proxy/error.hpp"
 #include "proxy/detail/enum_names.hpp"
@@ -288,8 +292,11 @@ CollectiveModel CollectiveModel::load(const std::string& path) {
 }
 
 void CollectiveModel::save(const std::string& path) const {
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write collective model file '" + path + "'");
+  // Written beside it, then renamed over it: a failed write (a full disk) leaves an existing model as it was
+  // and no partial file behind.
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  std::ofstream out(temporary);
+  if (!out) throw Error("cannot write collective model file '" + path + "': " + std::strerror(errno));
   out << "# proxy collective model (HPDC'13 section 2): a in seconds, b and B in seconds per byte\n";
   out.precision(6);
   for (const auto& f : kFields) out << f.name << ' ' << std::scientific << parameters_.*(f.member) << '\n';
@@ -300,7 +307,14 @@ void CollectiveModel::save(const std::string& path) const {
       for (const auto& [bytes, seconds] : c.points)
         out << "curve " << to_string(c.algorithm) << ' ' << bytes << ' ' << std::scientific << seconds << '\n';
   }
-  if (!out) throw Error("cannot write collective model file '" + path + "'");
+  errno = 0;
+  out.close();  // the buffered text reaches the file here: a full disk fails now, not before
+  if (!out || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    std::remove(temporary.c_str());
+    throw Error("cannot write collective model file '" + path + "'" +
+                (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
+  }
 }
 
 CollectiveModel CollectiveModel::from_env() {

@@ -4,6 +4,7 @@
 // the record format (run_record.hpp), an existing file must already hold this program's records (CSV
 // header or JSON Lines keys: RunRecord::mismatch_with), and a file another process keeps locked for 2 s (at
 // most half PROXY_WAIT_TIMEOUT) is refused naming the holder (records are appended under the lock).
+// A file system with less than 64 KiB free is refused too: the output would fail only after the run.
 // The messages say why, with strerror: "--output /x/runs.csv: directory '/x' does not exist".
 // Thread contract: any thread; check_record_output is collective over comm (the thread that may call MPI,
 // before the run's proxy thread starts).
@@ -17,9 +18,10 @@
 
 namespace apps {
 
-// Why `path` cannot be written (created or appended to), or "" when it can. option names it in the message
-// ("--output"). Leaves everything as it was: where `path` does not exist yet, it creates a probe file beside
-// it and removes it (only creating tells: root passes access() in sysfs, where creating is refused).
+// Why `path` cannot be written (created or appended to; its file system has under 64 KiB free), or "" when it
+// can. option names it in the message ("--output"). Leaves everything as it was: where `path` does not exist
+// yet, it creates a probe file beside it and removes it (only creating tells: root passes access() in sysfs,
+// where creating is refused).
 std::string unwritable_reason(const std::string& option, const std::string& path);
 
 // unwritable_reason, then the format (extension), a lock another process holds, and for an existing non-empty

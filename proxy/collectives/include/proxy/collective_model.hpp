@@ -85,6 +85,8 @@ class CollectiveModel {
   // "name value" lines, then "shape <threads> <sockets>" and "curve <algorithm> <bytes> <seconds>" lines;
   // '#' starts a comment. load() throws proxy::Error naming the file and bad line.
   static CollectiveModel load(const std::string& path);
+  // Writes the file whole or not at all (a temporary beside it, renamed over it); throws proxy::Error with
+  // the reason ("No space left on device"), leaving an existing file as it was.
   void save(const std::string& path) const;
   // The file named by PROXY_COLLECTIVE_MODEL when set (errors are thrown), else the built-in defaults.
   static CollectiveModel from_env();
