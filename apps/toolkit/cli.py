@@ -189,6 +189,29 @@ def check_room(path, name):
                          f"needed)")
 
 
+def read_input(path, what, limit):
+    """The text of an input file a user names (`what` names it in messages: "spec file 'x.toml'"). A
+    directory, a pipe or device (reading it would wait for a writer), a missing file, one larger than `limit`
+    bytes (a wrong file, read whole, would fill memory) or one that is not UTF-8 text are usage errors."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{what} is a directory")
+    if not path.is_file():
+        raise UsageError(f"{what} " + ("is not a regular file" if path.exists() else "does not exist"))
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise UsageError(f"{what} is {size} bytes, more than such a file can be ({limit} bytes at most)")
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{what} is a binary file, not text") from None
+    except OSError as error:
+        raise UsageError(f"{what} cannot be read: {error.strerror}") from None
+    if "\0" in text:
+        raise UsageError(f"{what} is a binary file, not text")
+    return text
+
+
 def check_output_file(path, name):
     """A usage error unless `path` can be written: a directory, a pipe or device, a missing parent directory
     or one where no file can be created, a file system with under 64 KiB free are refused (checked before any

@@ -166,6 +166,19 @@ TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
     EXPECT_STREQ(e.what(), ("collective model file '" + pipe + "' is not a regular file").c_str());
   }
   ::unlink(pipe.c_str());
+  // A file far bigger than any model (a sparse one here) is refused by its size, unread: a file without newlines
+  // was read as one line until memory ran out.
+  const std::string huge = ::testing::TempDir() + "model-huge-" + std::to_string(::getpid());
+  std::ofstream(huge).close();
+  ASSERT_EQ(::truncate(huge.c_str(), 20LL << 30), 0);
+  try {
+    CollectiveModel::load(huge);
+    FAIL() << "a 20 GiB file passed for a model file";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), ("collective model file '" + huge + "' is 21474836480 bytes, more than a model can be "
+                            "(1048576 bytes at most)").c_str());
+  }
+  std::remove(huge.c_str());
   try {
     CollectiveModel::load("/nonexistent/model");
     FAIL();

@@ -193,6 +193,17 @@ class TestRobustness(unittest.TestCase):
                              f"sweep: error: spec file '{spec}'{tail if tail.startswith(':') else ' ' + tail}")
         self.usage_error([SWEEP, "--spec", self.tmp.name, "--driver", FAKE, "--out", self.out],
                          f"sweep: error: spec file '{self.tmp.name}' is a directory")
+        # A file far larger than any spec (it was read whole: "unexpected MemoryError" under a memory limit, or the
+        # machine's memory filled), refused by its size before reading; a binary one named as such.
+        spec = Path(self.tmp.name) / "huge.json"
+        with open(spec, "wb") as handle:
+            handle.truncate(2 << 20)
+        self.usage_error([SWEEP, "--spec", spec, "--driver", FAKE, "--out", self.out],
+                         f"sweep: error: spec file '{spec}' is {2 << 20} bytes, more than such a file can be "
+                         f"({1 << 20} bytes at most)")
+        spec.write_bytes(b"{\"driver\": \"\x00\"}")
+        self.usage_error([SWEEP, "--spec", spec, "--driver", FAKE, "--out", self.out],
+                         f"sweep: error: spec file '{spec}' is a binary file, not text")
 
 
 class TestPlotInput(unittest.TestCase):
@@ -225,8 +236,16 @@ class TestPlotInput(unittest.TestCase):
         """A binary file is named as such."""
         summary = self.dir / "summary.csv"
         summary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
-        self.usage_error([PLOT, "--summary", summary], f"plot: error: '{summary}' is a binary file, not a sweep "
-                                                       f"summary (CSV)")
+        self.usage_error([PLOT, "--summary", summary], f"plot: error: summary '{summary}' is a binary file, not text")
+
+    def test_summary_too_large(self):
+        """A file far larger than any summary (the wrong file, read whole, would fill memory): refused by its size
+        before reading (a sparse file here)."""
+        summary = self.dir / "summary.csv"
+        with open(summary, "wb") as handle:
+            handle.truncate(300 << 20)
+        self.usage_error([PLOT, "--summary", summary], f"plot: error: summary '{summary}' is {300 << 20} bytes, more "
+                                                       f"than such a file can be ({256 << 20} bytes at most)")
 
     def test_output_is_a_file(self):
         """--out naming a file."""

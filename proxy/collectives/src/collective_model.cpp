@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proxy/config.hpp"
 #include "proxy/error.hpp"
 #include "proxy/detail/enum_names.hpp"
 
@@ -231,6 +232,11 @@ CollectiveModel CollectiveModel::load(const std::string& path) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) throw Error("cannot read collective model file '" + path + "'");
   if (!S_ISREG(info.st_mode)) throw Error("collective model file '" + path + "' is not a regular file");
+  // A model is a few kilobytes; a far bigger file is the wrong one, and reading it line by line could fill
+  // memory (a file without newlines is one line).
+  if (info.st_size > kMaxCollectiveModelBytes)
+    throw Error("collective model file '" + path + "' is " + std::to_string(info.st_size) +
+                " bytes, more than a model can be (" + std::to_string(kMaxCollectiveModelBytes) + " bytes at most)");
   std::ifstream in(path);
   if (!in) throw Error("cannot read collective model file '" + path + "'");
   ModelParameters parameters;

@@ -52,6 +52,9 @@ void check_collective_model_file(const char* path) {
     throw Error(std::string("PROXY_COLLECTIVE_MODEL='") + path + "' does not exist");
   if (!S_ISREG(info.st_mode)) throw Error(std::string("PROXY_COLLECTIVE_MODEL='") + path + "' is not a regular file");
   if (info.st_size == 0) throw Error(std::string("PROXY_COLLECTIVE_MODEL='") + path + "' is an empty file");
+  if (info.st_size > kMaxCollectiveModelBytes)
+    throw Error(std::string("PROXY_COLLECTIVE_MODEL='") + path + "' is " + std::to_string(info.st_size) +
+                " bytes, more than a model can be (" + std::to_string(kMaxCollectiveModelBytes) + " bytes at most)");
   if (::access(path, R_OK) != 0) throw Error(std::string("PROXY_COLLECTIVE_MODEL='") + path + "' is not readable");
 }
 

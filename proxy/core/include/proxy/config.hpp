@@ -52,9 +52,10 @@ inline constexpr long kMaxSpinCount = 1'000'000'000;              // PROXY_SPIN_
 inline constexpr long kMaxCore = 65535;                           // PROXY_CORE in [-1, 65535]
 inline constexpr long kMaxQueueCapacity = 1L << 20;               // PROXY_QUEUE_CAPACITY a power of two in [2, 2^20]
 inline constexpr long kMaxNodeSize = 1L << 20;                    // PROXY_NODE_SIZE in [1, 2^20]
+inline constexpr long kMaxCollectiveModelBytes = 1L << 20;        // a model file (PROXY_COLLECTIVE_MODEL) is at most 1 MiB
 
 // Checks every PROXY_* variable the runtime reads (Config's, PROXY_NODE_SIZE, PROXY_COLLECTIVE_MODEL: a
-// readable, non-empty regular file); throws proxy::Error naming the first bad variable and its value.
+// readable, non-empty regular file of at most kMaxCollectiveModelBytes); throws proxy::Error naming the first bad variable and its value.
 // proxy::Environment calls it on every rank at start-up, so every mode of every program refuses bad values.
 void validate_environment();
 
