@@ -4,6 +4,7 @@
 import argparse
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -170,6 +171,20 @@ def positive_int(text, name, maximum=None):
     return int(text)
 
 
+def path_kind(path, what):
+    """What `path` is: "missing", "directory", "file" (a regular one) or "other" (a pipe, device or socket).
+    A path the system will not look up (a name too long, a folder without search permission, a loop of
+    links) is a usage error, `what` (the text naming it: "--out 'x'") and the reason, where Path.exists()
+    raised OSError out of the tool."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as error:
+        raise UsageError(f"{what}: {error.strerror}") from None
+    return "directory" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
 # Free space below this on an output's file system is refused before any work, as the drivers refuse it
 # (apps::unwritable_reason): every tool's output is far smaller, and a full disk would fail only at the end.
 LEAST_FREE_BYTES = 64 * 1024
@@ -178,7 +193,7 @@ LEAST_FREE_BYTES = 64 * 1024
 def check_room(path, name):
     """A usage error when the file system that would hold `path` (it, or its nearest existing parent) has
     less than LEAST_FREE_BYTES free; nothing when it has room or statvfs cannot tell."""
-    where = next((p for p in (Path(path), *Path(path).absolute().parents) if p.exists()), Path("/"))
+    where = next((p for p in (Path(path), *Path(path).absolute().parents) if os.path.exists(p)), Path("/"))
     try:
         fs = os.statvfs(where)
     except OSError:
@@ -194,10 +209,10 @@ def read_input(path, what, limit):
     directory, a pipe or device (reading it would wait for a writer), a missing file, one larger than `limit`
     bytes (a wrong file, read whole, would fill memory) or one that is not UTF-8 text are usage errors."""
     path = Path(path)
-    if path.is_dir():
-        raise UsageError(f"{what} is a directory")
-    if not path.is_file():
-        raise UsageError(f"{what} " + ("is not a regular file" if path.exists() else "does not exist"))
+    kind = path_kind(path, what)
+    if kind != "file":
+        raise UsageError(f"{what} " + {"directory": "is a directory", "missing": "does not exist"}.get(
+            kind, "is not a regular file"))
     try:
         size = path.stat().st_size
         if size > limit:
@@ -218,13 +233,14 @@ def check_output_file(path, name):
     work is done, as the drivers' apps::unwritable_reason does: a pipe would hold the write for ever, after
     the runs)."""
     path = Path(path)
-    if path.is_dir():
+    kind = path_kind(path, f"{name} '{path}'")
+    if kind == "directory":
         raise UsageError(f"{name} '{path}' is a directory, not a file")
     parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
+    if path_kind(parent, f"{name} '{path}'") != "directory":
         raise UsageError(f"{name} '{path}': the directory '{parent}' does not exist")
-    if path.exists():
-        if not path.is_file():
+    if kind != "missing":
+        if kind != "file":
             raise UsageError(f"{name} '{path}' is not a regular file (a device, pipe or socket)")
         if not os.access(path, os.W_OK):
             raise UsageError(f"{name} '{path}' cannot be written")

@@ -14,7 +14,7 @@ _SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 def executable(path):
     """Whether path is an executable file."""
-    return Path(path).is_file() and os.access(path, os.X_OK)
+    return os.path.isfile(path) and os.access(path, os.X_OK)  # (Path.is_file raised on a name too long)
 
 
 def default_program(tool_file, build_name, installed_name, environ=None):

@@ -11,7 +11,7 @@ import time
 import unittest
 from pathlib import Path
 
-from support import FAKE, HERE, PLOT, SWEEP, mpiexec, processes_mentioning, read_csv, read_jsonl, run
+from support import COMPARE, COMPARE_PANELS, FAKE, HERE, PLOT, SWEEP, mpiexec, processes_mentioning, read_csv, read_jsonl, run
 
 PATIENCE = 60  # seconds a condition that must happen may take on a loaded machine (never a pass/fail time)
 
@@ -174,6 +174,31 @@ class TestRobustness(unittest.TestCase):
         self.usage_error([SWEEP, "--driver", FAKE, "--bogus"], "sweep: error: unknown option '--bogus' (see --help)")
         self.usage_error([SWEEP, "--driver", FAKE, "--group", "modes=mt ranks", "--out", self.out],
                          "sweep: error: --group 'modes=mt ranks': 'ranks' is not KEY=VALUE")
+
+    def test_paths_the_system_will_not_look_up(self):
+        """A name too long for the file system, a loop of symbolic links: one line naming the path and the
+        reason, exit 2, from every tool's file options (Path.exists() raised OSError out of the tools: "unexpected
+        OSError", or a bare "[Errno 36]" and exit 1)."""
+        long = Path(self.tmp.name) / ("a" * 300)
+        loop = Path(self.tmp.name) / "loop"
+        loop.symlink_to(loop)
+        summary = Path(self.tmp.name) / "summary.csv"
+        summary.write_text("mode,runs_ok,runs_failed,status,failure,total_s_median,total_s_min,total_s_max\n"
+                           "sync,1,0,ok,,0.5,0.4,0.6\n")
+        too_long, looping = "File name too long", "Too many levels of symbolic links"
+        cases = [([SWEEP, "--driver", FAKE, "--out", long], f"sweep: error: --out '{long}': {too_long}"),
+                 ([SWEEP, "--driver", FAKE, "--out", loop], f"sweep: error: --out '{loop}': {looping}"),
+                 ([SWEEP, "--spec", f"{long}.json", "--driver", FAKE],
+                  f"sweep: error: spec file '{long}.json': {too_long}"),
+                 ([COMPARE, "--driver", FAKE, "--output", f"{long}.csv"],
+                  f"compare: error: --output '{long}.csv': {too_long}"),
+                 ([COMPARE_PANELS, "--driver", FAKE, "--plot", f"{long}.png"],
+                  f"compare-panels: error: --plot '{long}.png': {too_long}"),
+                 ([PLOT, "--summary", f"{long}.csv"], f"plot: error: summary '{long}.csv': {too_long}"),
+                 ([PLOT, "--summary", summary, "--out", long], f"plot: error: --out '{long}': {too_long}")]
+        for argv, line in cases:
+            with self.subTest(tool=Path(argv[0]).name):
+                self.usage_error(argv, line)
 
     def test_spec_of_the_wrong_shape(self):
         """Valid JSON or TOML of the wrong shape: one line naming the key and what it holds, exit 2, no
