@@ -52,11 +52,12 @@ def parse_args(argv):
                         help="comma-separated panel widths (default: %(default)s)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated modes (default: %(default)s)")
     parser.add_argument("--single-tier-ranks", default=str(os.cpu_count() or 1),
-                        help="ranks for sync and async: one per core (default: %(default)s)")
+                        help="ranks for sync and async: one per core, 1 to 16777216 (default: %(default)s)")
     parser.add_argument("--multi-tier-ranks", default="1",
-                        help="ranks for mt and proxy: one per node (default: %(default)s)")
+                        help="ranks for mt and proxy: one per node, 1 to 16777216 (default: %(default)s)")
     parser.add_argument("--threads", default="0",
-                        help="compute threads per rank in mt and proxy; 0 = one per compute core (default: 0)")
+                        help="compute threads per rank in mt and proxy, 0 to 4096; 0 = one per compute core "
+                             "(default: 0)")
     parser.add_argument("--reps", default="3", help="repetitions per run, 1 to 1000000 (default: %(default)s)")
     parser.add_argument("--verify", action="store_true", help="pass --verify: check every run's C (untimed)")
     parser.add_argument("--output", help="write every run's record to FILE.csv or FILE.json (JSON Lines)")
@@ -65,10 +66,11 @@ def parse_args(argv):
     try:
         args.size = cli.size(args.size, "--size")
         args.panels = cli.unique(cli.size(p, "--panels") for p in cli.split_list(args.panels))
-        for name, maximum in (("single_tier_ranks", None), ("multi_tier_ranks", None), ("reps", cli.MAX_REPS),
-                              ("timeout", cli.MAX_SECONDS)):
+        for name, maximum in (("single_tier_ranks", cli.MAX_RANKS), ("multi_tier_ranks", cli.MAX_RANKS),
+                              ("reps", cli.MAX_REPS), ("timeout", cli.MAX_SECONDS)):
             setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-"), maximum))
-        args.threads = 0 if str(args.threads).strip() == "0" else cli.positive_int(args.threads, "--threads")
+        args.threads = (0 if str(args.threads).strip() == "0"
+                        else cli.positive_int(args.threads, "--threads", cli.MAX_THREADS))
         args.output_format = cli.record_format(args.output) if args.output else None
         if args.plot:
             cli.check_image_output(args.plot)

@@ -160,6 +160,12 @@ def size(text, name, minimum=1):
 # (beyond ~9.2e9 s Python's clocks overflow: "timestamp too large"), repetitions as summa's --reps.
 MAX_SECONDS = 1_000_000
 MAX_REPS = 1_000_000
+# Ranks, nodes and CPUs a tool asks a launcher for: far beyond any one launch, and far below where a launcher
+# misreads a count (MPICH's mpiexec took -n 99999999999 as 1215752191, its low 32 bits, and its process manager
+# filled the host's memory; a count past 2^63 ran one rank, exit 0).
+MAX_RANKS = 1 << 24
+# Compute threads per rank, as the drivers' --threads (0 to 4096).
+MAX_THREADS = 4096
 
 
 def positive_int(text, name, maximum=None):

@@ -53,8 +53,8 @@ def add_run_options(parser, cell, output_help):
     """The options of how every run is launched and repeated, and where its records go; `cell` names what is
     run --reps times (a mode, or a mode and variant), output_help says which records --output gets."""
     parser.add_argument("--cores", default=str(os.cpu_count() or 1),
-                        help="cores per node p (default: this machine's, %(default)s)")
-    parser.add_argument("--nodes", default="1", help="nodes to run (default: %(default)s)")
+                        help="cores per node p, 1 to 4096 (default: this machine's, %(default)s)")
+    parser.add_argument("--nodes", default="1", help="nodes to run, 1 to 16777216 (default: %(default)s)")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset (default: %(default)s)")
     parser.add_argument("--reps", default="1",
                         help=f"runs per {cell}, in rounds (1 to 1000000); the median is shown (default: 1)")
@@ -99,7 +99,8 @@ def check_run_options(args, driver_target):
     """Validates what add_run_options added and resolves the launcher; last of a tool's checks, so that a bad
     value of any other option is reported as such wherever the driver is. driver_target: the CMake target
     that builds the driver (named when it is missing)."""
-    for name, maximum in (("cores", None), ("nodes", None), ("reps", cli.MAX_REPS), ("timeout", cli.MAX_SECONDS)):
+    for name, maximum in (("cores", cli.MAX_THREADS), ("nodes", cli.MAX_RANKS), ("reps", cli.MAX_REPS),
+                          ("timeout", cli.MAX_SECONDS)):
         setattr(args, name, cli.positive_int(getattr(args, name), f"--{name}", maximum))
     args.modes = subset(args.modes, MODES, "--modes", "mode")
     if args.progress not in PROGRESS:

@@ -163,6 +163,16 @@ class TestRobustness(unittest.TestCase):
         """The sweep's usage errors: one line naming the value, exit 2."""
         self.usage_error([SWEEP, "--driver", FAKE, "--ranks", "0", "--out", self.out],
                          "sweep: error: ranks value: '0' is not a positive integer")
+        # Past the maximum, refused before any launch (MPICH's mpiexec misread such counts: see test_tools); at it,
+        # the launch is built (--dry-run prints it).
+        self.usage_error([SWEEP, "--driver", FAKE, "--ranks", "16777217", "--out", self.out],
+                         "sweep: error: ranks value: '16777217' is above its maximum 16777216")
+        self.usage_error([SWEEP, "--driver", FAKE, "--group", "modes=mt nodes=99999999999", "--launcher", "srun",
+                          "--out", self.out], "sweep: error: nodes value: '99999999999' is above its maximum 16777216")
+        done = run([SWEEP, "--driver", FAKE, "--ranks", "16777216", "--launcher", "mpiexec", "--mpiexec", "mpiexec",
+                    "--dry-run", "--out", self.out], env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("mpiexec -n 16777216 ", done.stdout)
         self.usage_error([SWEEP, "--spec", HERE / "bad_spec.toml", "--out", self.out],
                          f"sweep: error: spec file '{HERE / 'bad_spec.toml'}': unknown key 'repz' (known: cpu_bind, "
                          "cpus_per_task, driver, driver_args, env, groups, launcher, launcher_args, mpiexec, nodes, "

@@ -59,7 +59,21 @@ class TestTools(unittest.TestCase):
                                                      "async, mt, proxy)"),
                  ([COMPARE_PANELS, "--size", "2X"], "compare-panels: error: --size: '2X' is not a size (an integer, "
                                                     "optionally with K, M or G)"),
-                 ([RUN_OVERLAP, "--ranks=x", "/bin/true"], "run-overlap: error: rank count 'x' is not a positive integer"),
+                 ([RUN_OVERLAP, "--ranks=x", "/bin/true"], "run-overlap: error: rank count 'x' is not an integer from 1 to 16777216"),
+                 # Rank, node, core and thread counts past their maximum: refused before any launch. MPICH's
+                 # mpiexec read -n 99999999999 as its low 32 bits (1215752191) and its process manager filled the
+                 # host's memory; a count past 2^63 ran one rank, exit 0.
+                 ([RUN_OVERLAP, "--ranks=99999999999999999999", "/bin/true"],
+                  "run-overlap: error: rank count '99999999999999999999' is not an integer from 1 to 16777216"),
+                 ([RUN_OVERLAP, "-n", "16777217", "/bin/true"],
+                  "run-overlap: error: rank count '16777217' is not an integer from 1 to 16777216"),
+                 ([COMPARE_PANELS, "--single-tier-ranks", "99999999999"],
+                  "compare-panels: error: --single-tier-ranks: '99999999999' is above its maximum 16777216"),
+                 ([COMPARE_PANELS, "--multi-tier-ranks", "16777217"],
+                  "compare-panels: error: --multi-tier-ranks: '16777217' is above its maximum 16777216"),
+                 ([COMPARE_PANELS, "--threads", "4097"], "compare-panels: error: --threads: '4097' is above its maximum 4096"),
+                 ([COMPARE, "--cores", "4097"], "compare: error: --cores: '4097' is above its maximum 4096"),
+                 ([COMPARE, "--nodes", "16777217"], "compare: error: --nodes: '16777217' is above its maximum 16777216"),
                  ([PLOT, "--summary", self.dir, "--kind", "panel,pie"],
                   "plot: error: --kind: unknown figure 'pie' (expected all, panel, geometry, size, threads, "
                   "breakdown, model)")]
@@ -85,7 +99,7 @@ class TestTools(unittest.TestCase):
                   "compare-panels: error: --modes: unknown mode 'fast' (expected sync, async, mt, proxy)"),
                  ([COMPARE_PANELS], f"compare-panels: error: --driver '{self.dir / 'summa'}' is not an executable "
                                     f"(build it with cmake --build BUILD --target summa_driver {hint}"),
-                 ([RUN_OVERLAP, "--ranks=x"], "run-overlap: error: rank count 'x' is not a positive integer"),
+                 ([RUN_OVERLAP, "--ranks=x"], "run-overlap: error: rank count 'x' is not an integer from 1 to 16777216"),
                  ([RUN_OVERLAP], f"run-overlap: error: '{self.dir / 'overlap'}' is not an executable "
                                  "file (give OVERLAP_EXE, or set PROXY_BIN_DIR to a build's bin/)")]
         for argv, line in cases:
