@@ -37,6 +37,7 @@
 #                     status the watcher saw, if it saw every process ended; a hang after reaping is then
 #                     not detected.
 # MPICH (Hydra): no flags; it neither binds nor refuses oversubscription, and starts ranks in a new session.
+# Both: a rank count (-n, -np, --np) past 2^24 is refused by the wrapper (MPICH's mpiexec reads its low 32 bits).
 # Result: PROXY_MPIEXEC (the wrapper's path) and PROXY_MPI_VENDOR (openmpi, mpich or other).
 
 if(MPI_CXX_LIBRARY_VERSION_STRING MATCHES "Open MPI")
@@ -186,8 +187,9 @@ if [ "$#" -eq 1 ]; then
 usage: proxy-mpiexec [launcher options] PROGRAM [program options]
 Runs @MPIEXEC_EXECUTABLE@ (@PROXY_MPI_VENDOR@), the launcher this build of proxy was configured with,
 adding the flags this MPI needs on a workstation or a small node: @_wrapper_flags@
-Every argument goes to the launcher, unknown options included (its own errors and exit status apply);
-its options: @MPIEXEC_EXECUTABLE@ --help.
+Every argument goes to the launcher, unknown options included (its own errors and exit status apply),
+except a rank count (-n, -np, --np) past 16777216, refused: MPICH's mpiexec reads only its low 32 bits.
+Its options: @MPIEXEC_EXECUTABLE@ --help.
   -h, --help  print this help and exit
   --version   print "proxy-mpiexec (proxy) @PROJECT_VERSION@", then the launcher's own version, and exit
 Example: proxy-mpiexec -n 2 redblack3d --n 64 --verify
@@ -200,6 +202,22 @@ USAGE
       exit 0 ;;
   esac
 fi
+# A rank count past 2^24 is refused, not passed on: MPICH's mpiexec reads only its low 32 bits (-n 99999999999
+# became 1215752191 processes, and its process manager filled the host's memory; past 2^63 it ran one rank).
+previous=
+for argument in "$@"; do
+  case "$previous" in
+    -n|-np|--np)
+      case "$argument" in
+        ''|*[!0-9]*) ;;
+        *) if [ ${#argument} -gt 8 ] || [ "$argument" -gt 16777216 ]; then
+             echo "proxy-mpiexec: error: $previous $argument: more ranks than a launch may ask for (at most 16777216)" >&2
+             exit 2
+           fi ;;
+      esac ;;
+  esac
+  previous=$argument
+done
 @_body@]])
 file(CHMOD ${PROXY_MPIEXEC} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                                         WORLD_READ WORLD_EXECUTE)
