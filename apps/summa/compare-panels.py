@@ -21,7 +21,6 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent  # toolkit/ sits beside apps/sweep, one level up, or in share/proxy
@@ -244,7 +243,7 @@ def main(argv):
     """Run every mode and panel width, print the table, write and plot what was asked for."""
     args = parse_args(argv)
     records = []
-    with tempfile.TemporaryDirectory() as scratch:
+    with cli.scratch_folder("compare-panels") as scratch:
         record_path = os.path.join(scratch, "runs.jsonl")
         total = len(args.modes) * len(args.panels)
         for mode in args.modes:

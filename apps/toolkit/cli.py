@@ -2,10 +2,14 @@
 `--key value` and `--key=value`, comma-separated lists, sizes with K/M/G suffixes (powers of 1024),
 `--help`, `--version`, and the exit codes below. Usage errors are one line `PROGRAM: error: ...`."""
 import argparse
+import contextlib
 import os
 import re
+import shutil
+import signal
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 EXIT_OK = 0
@@ -191,6 +195,34 @@ def path_kind(path, what):
     return "directory" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
 
+@contextlib.contextmanager
+def scratch_folder(program):
+    """A temporary folder for a tool's run records, removed when the tool ends. Its name holds the tool and its
+    PID (proxy-compare-1234-x8f2): a tool killed by SIGKILL cannot remove its own, so each start first removes
+    the folders of this tool whose process has ended."""
+    top = Path(tempfile.gettempdir())
+    for stale in top.glob(f"proxy-{program}-*-*"):
+        pid = stale.name[len(f"proxy-{program}-"):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    folder = tempfile.mkdtemp(prefix=f"proxy-{program}-{os.getpid()}-")
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid):
+    """Whether process `pid` exists (one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 # Free space below this on an output's file system is refused before any work, as the drivers refuse it
 # (apps::unwritable_reason): every tool's output is far smaller, and a full disk would fail only at the end.
 LEAST_FREE_BYTES = 64 * 1024
@@ -308,6 +340,10 @@ def run_main(program, main, argv):
     unexpected exception (a bug this tool did not foresee) is one line naming its type, exit 1. Output that
     cannot be written is one line too, `PROGRAM: error: cannot write to standard output: REASON`, exit 1,
     never exit 0 with the output lost (as every C++ program, apps/common/include/apps/program_exit.hpp)."""
+    # SIGTERM (a batch system's time limit, kill) and SIGHUP (a closed terminal) end a tool as Ctrl-C does: its
+    # launches are stopped with their ranks (a compare stopped by SIGTERM left them running, without a word).
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.default_int_handler)
     real_stdout = sys.stdout
     sys.stdout = _CheckedOutput(real_stdout)
     try:

@@ -15,7 +15,6 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from . import cli, launcher, programs, provenance
@@ -254,7 +253,7 @@ def main(program, argv, parse_args, run_all, show):
     except UsageError as error:
         print(f"{program}: error: {error}", file=sys.stderr)
         return cli.EXIT_USAGE
-    with tempfile.TemporaryDirectory(prefix=f"{Path(args.driver).name}-{program}-") as workdir:
+    with cli.scratch_folder(program) as workdir:
         try:
             records = run_all(args, workdir)
         except RunError as error:

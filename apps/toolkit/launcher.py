@@ -5,6 +5,7 @@ needs here), else plain `mpiexec` from PATH. Also what a tool knows of a launch 
 cannot (launch_facts: the launcher's version, the Slurm job and PMI, the load after the run); the program's
 own provenance is in its record (toolkit/provenance.py). And how a tool starts one launch and ends it,
 leaving nothing behind (start_launch, stop_group)."""
+import ctypes
 import itertools
 import os
 import re
@@ -207,14 +208,24 @@ LAUNCH_MARK = "PROXYRT_LAUNCH"
 _launches = itertools.count(1)
 
 
+def _die_with_parent():
+    """Runs in the launcher's process before exec: the kernel sends it SIGTERM when the tool dies (even by
+    kill -9), so a launch never outlives its tool (Linux PR_SET_PDEATHSIG; elsewhere nothing)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def start_launch(command, env=None, **popen):
     """Starts one launch (a launcher and whatever it starts) in a session of its own, marked so that
-    stop_group() finds every process of it. env: the launch's environment (default this process's); popen:
-    subprocess.Popen's other arguments. Raises OSError as Popen does."""
+    stop_group() finds every process of it, and ended by the kernel if the tool dies first (a compare killed
+    by SIGKILL left its launcher and ranks running to the end of their run). env: the launch's environment
+    (default this process's); popen: subprocess.Popen's other arguments. Raises OSError as Popen does."""
     env = dict(os.environ if env is None else env)
     mark = f"{os.getpid()}.{next(_launches)}"
     env[LAUNCH_MARK] = f"{env[LAUNCH_MARK]},{mark}" if env.get(LAUNCH_MARK) else mark
-    process = subprocess.Popen(command, env=env, start_new_session=True, **popen)
+    process = subprocess.Popen(command, env=env, start_new_session=True, preexec_fn=_die_with_parent, **popen)
     process.launch_mark = mark
     return process
 

@@ -4,11 +4,27 @@
 import csv
 import json
 import os
+import signal
+import subprocess
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
-from support import COMPARE, COMPARE_PANELS, PLOT, REDBLACK3D, ROOT, RUN_OVERLAP, SWEEP, built, mpiexec, run
+from support import (COMPARE, COMPARE_PANELS, PLOT, REDBLACK3D, ROOT, RUN_OVERLAP, SUMMA, SWEEP, built, mpiexec,
+                     processes_mentioning, run)
+
+PATIENCE = 60  # seconds a condition that must happen may take on a loaded machine (never a pass/fail time)
+
+
+def wait_for(condition, what):
+    """Poll `condition` until it holds; fail naming `what` after PATIENCE seconds."""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
 
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
                if line.startswith("project(proxy VERSION")).split()[2]
@@ -105,6 +121,32 @@ class TestTools(unittest.TestCase):
         for argv, line in cases:
             done = run(argv, env=empty)
             self.assertEqual((done.returncode, done.stderr.strip()), (2, line), argv)
+
+    @unittest.skipUnless(built(SUMMA), "summa is not built")
+    def test_a_stopped_tool_leaves_no_run_behind(self):
+        """compare-panels stopped mid-run (the tools share cli.run_main and launcher.start_launch): by SIGTERM, exit
+        130 with one line and its launcher and ranks stopped (they ran on to the end of their run, without a word);
+        by SIGKILL, they end too (PR_SET_PDEATHSIG), and the next start removes the killed one's scratch folder."""
+        slow = [COMPARE_PANELS, "--driver", SUMMA, "--size", "2048", "--panels", "8", "--reps", "1000", "--modes", "mt",
+                "--timeout", "900"]
+        scratch = Path(tempfile.gettempdir())
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            process = subprocess.Popen([str(a) for a in slow], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            marker = f"proxy-compare-panels-{process.pid}-"
+            wait_for(lambda: processes_mentioning(marker), "the run to start")
+            process.send_signal(sig)
+            _, stderr = process.communicate(timeout=PATIENCE)
+            wait_for(lambda: not processes_mentioning(marker), f"the launch to end after {sig.name}")
+            if sig == signal.SIGTERM:
+                self.assertEqual((process.returncode, stderr.splitlines()[-1]), (130, "compare-panels: interrupted"))
+                self.assertEqual(list(scratch.glob(marker + "*")), [])
+            else:
+                self.assertEqual(process.returncode, -signal.SIGKILL)
+                self.assertEqual(len(list(scratch.glob(marker + "*"))), 1)
+                done = run([COMPARE_PANELS, "--driver", SUMMA, "--size", "32", "--panels", "8", "--reps", "1",
+                            "--modes", "sync"])
+                self.assertEqual(done.returncode, 0, done.stderr)
+                self.assertEqual(list(scratch.glob(marker + "*")), [])
 
     @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
     def test_compare_runs_the_driver_of_proxy_bin_dir(self):
