@@ -47,7 +47,7 @@ apps::Options make_options() {
       .option("geometry", "PXxPYxPZ",
               "ranks along x, y, z; their product must equal the number of ranks\n"
               "(default: split z, then y, keeping the unit-stride x whole)")
-      .option("tol", "T", "stop when ||r||_2 / ||b||_2 <= T (T > 0)", "1e-8")
+      .option("tol", "T", "stop when ||r||_2 / ||b||_2 <= T (T >= 2.2e-16, double precision's epsilon)", "1e-8")
       .number()
       .option("max-iters", "K", "stop after K iterations at most (1 to 100000000)", "500")
       .range(1, cg3d::kMaxIterations)
@@ -96,6 +96,7 @@ cg3d::RunSettings settings_from(const apps::Options& options, int ranks) {
   settings.tol = options.real("tol");
   if (!(settings.tol > 0.0))  // quote the text as given ("0", "-1"), not its value
     throw apps::UsageError("--tol must be greater than 0, got '" + options.value("tol") + "'");
+  if (settings.tol < cg3d::kMinTolerance) throw apps::UsageError(cg3d::tolerance_below_epsilon(options.value("tol")));
   settings.max_iterations = static_cast<int>(options.integer("max-iters"));
   settings.threads = static_cast<int>(options.integer("threads"));
   settings.verify = options.flag_set("verify");

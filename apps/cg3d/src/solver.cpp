@@ -264,8 +264,13 @@ std::string number_text(double value) {
 
 }  // namespace
 
+std::string tolerance_below_epsilon(const std::string& given) {
+  return "--tol " + given + " is below double precision's epsilon (2.2e-16): no computed residual means it";
+}
+
 void validate(const RunSettings& s, int ranks) {
   if (!(s.tol > 0.0)) throw InvalidSettings("--tol must be greater than 0, got '" + number_text(s.tol) + "'");
+  if (s.tol < kMinTolerance) throw InvalidSettings(tolerance_below_epsilon(number_text(s.tol)));
   if (s.max_iterations < 1)
     throw InvalidSettings("--max-iters must be at least 1, got '" + std::to_string(s.max_iterations) + "'");
   if (s.max_iterations > kMaxIterations)

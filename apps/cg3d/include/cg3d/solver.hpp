@@ -9,6 +9,7 @@
 
 #include <exception>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct RunSettings {
 
 // The most iterations a run may take (their steps must fit one harness run).
 inline constexpr int kMaxIterations = 100'000'000;
+// The smallest --tol: double precision's epsilon. Below it the recurrences' residual can still reach the
+// tolerance (it underflowed to 0 at 8^3 with --tol 1e-300) while the true one cannot (6e-15 there): the run
+// said "converged" to a tolerance no computed residual means.
+inline constexpr double kMinTolerance = std::numeric_limits<double>::epsilon();
 
 // --verify's tolerances (solver.cpp says why).
 inline constexpr double kHistoryTolerance = 1e-10;  // max_k |h_k - h_serial_k| / h_serial_0, h_k = ||r_k|| / ||b||
@@ -66,9 +71,11 @@ struct RunReport : proxy::harness::SessionFacts {  // threads, placement, progre
 };
 
 // Throws proxy::harness::InvalidSettings (one line naming the option and value) unless the settings can
-// run on `ranks` ranks: tol > 0, max_iterations >= 1, and RedBlack3D's checks of the grid, geometry and
+// run on `ranks` ranks: tol >= kMinTolerance, max_iterations >= 1, and RedBlack3D's checks of the grid, geometry and
 // threads (redblack3d::validate). Reads only the settings and `ranks`: the same on every rank.
 void validate(const RunSettings& settings, int ranks);
+// The refusal of a --tol below kMinTolerance, `given` as the user wrote it.
+std::string tolerance_below_epsilon(const std::string& given);
 
 // Bytes one rank allocates for these settings (its vectors, and the serial CG's with verify), for
 // proxy::harness::check_memory before the run.
