@@ -134,6 +134,11 @@ struct Settings {
 
 // Identical on every rank (reads only the command line, the environment and the rank count).
 Settings validate(const apps::Options& options, int ranks) {
+  // One rank has no peer: its p2p pattern sent to itself, its halo moved 0 bytes and its broadcasts none, and
+  // the rows looked like measurements.
+  if (ranks < 2)
+    throw apps::UsageError("1 rank is running, at least 2 are needed (on 1 rank no pattern moves data between "
+                           "ranks): run it with mpiexec -n 2 or bench/overlap/run-overlap");
   Settings s;
   s.modes = options.values("mode");
   const bool progress = async_progress_requested();
@@ -168,6 +173,12 @@ Settings validate(const apps::Options& options, int ranks) {
   int dims[2] = {0, 0};
   MPI_Dims_create(ranks, 2, dims);
   for (long long n : s.bcast_orders) {
+    // A SUMMA panel is at most the matrix's n columns wide (--panel 1000 with --bcast-n 64 broadcast panels
+    // larger than the matrix).
+    if (std::count(s.patterns.begin(), s.patterns.end(), "bcast") && s.panel > n) {
+      throw apps::UsageError("--panel " + std::to_string(s.panel) + " is wider than the matrix (--bcast-n " +
+                             std::to_string(n) + "): a panel is at most n columns");
+    }
     if (n < dims[0] || n < dims[1]) {
       throw apps::UsageError("--bcast-n " + std::to_string(n) + " is smaller than the " + std::to_string(dims[0]) +
                              "x" + std::to_string(dims[1]) + " process grid");
