@@ -134,11 +134,6 @@ struct Settings {
 
 // Identical on every rank (reads only the command line, the environment and the rank count).
 Settings validate(const apps::Options& options, int ranks) {
-  // One rank has no peer: its p2p pattern sent to itself, its halo moved 0 bytes and its broadcasts none, and
-  // the rows looked like measurements.
-  if (ranks < 2)
-    throw apps::UsageError("1 rank is running, at least 2 are needed (on 1 rank no pattern moves data between "
-                           "ranks): run it with mpiexec -n 2 or bench/overlap/run-overlap");
   Settings s;
   s.modes = options.values("mode");
   const bool progress = async_progress_requested();
@@ -349,6 +344,11 @@ int run(proxy::Environment& environment, int argc, char** argv) {
                           [&] { settings = validate(options, environment.size()); }))
     return apps::kExitSuccess;
   if (apps::answer_show_config(options, environment.rank())) return apps::kExitSuccess;
+  // One rank has no peer: its p2p pattern sent to itself, its halo moved 0 bytes and its broadcasts none, and
+  // the rows looked like measurements. (The same on every rank: each throws, rank 0 prints.)
+  if (environment.size() < 2)
+    throw apps::UsageError("1 rank is running, at least 2 are needed (on 1 rank no pattern moves data between "
+                           "ranks): run it with mpiexec -n 2 or bench/overlap/run-overlap");
   settings.provenance = apps::collect_provenance(argc, argv);
   // Before any measurement: a bad --output ends every rank now with one line (exit 2), not after the work,
   // and not with one rank gone while the others wait in the set-up.
