@@ -3,12 +3,15 @@
 // this machine. Nothing here exits: a refusal is a SettingsError on every rank, and the program decides
 // (apps::driver_main and the tests' mains return its exit status, 2).
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <mpi.h>
+#include <sched.h>
 
 #include "environment_setup.hpp"
 #include "launch.hpp"
@@ -23,7 +26,43 @@ namespace {
 // Settings that name a resource are checked against this machine and this rank's binding: PROXY_CORE must
 // be a core of the host inside the binding the launcher gave the rank (binding modulo the core count, as
 // hwloc would, ran the proxy on a core nobody asked for).
+// GOMP_CPU_AFFINITY (GNU OpenMP: OS CPU numbers, "0 3 1-2 4-15:2") that names no CPU this process may run on:
+// libgomp then fails to create its threads ("Thread creation failed: Invalid argument", exit 1, naming
+// nothing). A list libgomp cannot parse it ignores with a warning, and so does this check.
+std::string openmp_affinity_problem() {
+  const char* v = std::getenv("GOMP_CPU_AFFINITY");
+  if (v == nullptr || *v == '\0') return "";
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return "";
+  std::istringstream items(std::string(v) + ' ');
+  std::string item;
+  bool any = false;
+  while (items >> item) {
+    for (std::size_t start = 0; start < item.size();) {  // commas separate items too
+      const std::size_t comma = std::min(item.find(',', start), item.size());
+      int first = 0, last = 0, stride = 1;
+      char dash = 0, colon = 0, rest = 0;
+      const std::string one = item.substr(start, comma - start);
+      start = comma + 1;
+      if (one.empty()) continue;
+      const int got = std::sscanf(one.c_str(), "%d%c%d%c%d%c", &first, &dash, &last, &colon, &stride, &rest);
+      if (got == 1) last = first;
+      else if (!(got == 3 && dash == '-') && !(got == 5 && dash == '-' && colon == ':')) return "";
+      if (first < 0 || last < first || stride < 1) return "";
+      for (long cpu = first; cpu <= last && cpu < CPU_SETSIZE; cpu += stride) any = any || CPU_ISSET(cpu, &allowed);
+    }
+  }
+  if (any) return "";
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  return std::string("GOMP_CPU_AFFINITY='") + v + "' names no CPU this process may run on (CPUs " +
+         describe_cores(cpus) + "): libgomp could not start its threads";
+}
+
 std::string resource_problem(const Topology& topology) {
+  if (std::string problem = openmp_affinity_problem(); !problem.empty()) return problem;
   const char* v = std::getenv("PROXY_CORE");
   if (v == nullptr || *v == '\0') return "";
   const int core = Config::from_env().proxy_core;  // already validated: -1 .. kMaxCore
