@@ -17,14 +17,8 @@ if [ -z "${FULL_DISK_NAMESPACE:-}" ]; then
   echo "full_disk: note: no mount namespace allowed here (unshare -m, unshare -rm): skipped"
   exit 77
 fi
-fail() { echo "full_disk: FAILED: $*"; exit 1; }
-expect() {
-  local code=$1 regex=$2; shift 2
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  [ "$rc" -eq "$code" ] || fail "exit $rc (expected $code) from: $* -- $out"
-  printf '%s\n' "$out" | grep -Eq -- "$regex" || fail "no line matches '$regex' from: $* -- $out"
-}
+script=full_disk
+. "$(dirname "$0")/expect_cases.sh"
 full=$work/full
 mount -t tmpfs -o size=64k tmpfs "$full" || fail "cannot mount a tmpfs on $full"
 dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null  # until the file system is full

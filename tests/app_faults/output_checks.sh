@@ -5,15 +5,8 @@ set -u
 work=$1 rb=$2 summa=$3; shift 3
 launcher=("$@")
 rm -rf "$work"; mkdir -p "$work"
-fail() { echo "output_checks: FAILED: $*"; exit 1; }
-# expect CODE REGEX CMD...: exact exit code and a matching line; nothing else is checked here.
-expect() {
-  local code=$1 regex=$2; shift 2
-  local out rc
-  out=$("$@" 2>&1); rc=$?
-  [ "$rc" -eq "$code" ] || fail "exit $rc (expected $code) from: $* -- $out"
-  printf '%s\n' "$out" | grep -Eq -- "$regex" || fail "no line matches '$regex' from: $* -- $out"
-}
+script=output_checks
+. "$(dirname "$0")/expect_cases.sh"
 rb2=("${launcher[@]}" -n 2 "$rb" --n 10 --iters 2)
 # A missing directory, a directory, a device, a bad extension: exit 2 on every rank, before the run
 # (no timing table printed), with the reason.

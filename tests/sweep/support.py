@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +58,19 @@ def read_jsonl(path):
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+PATIENCE = 60  # seconds a condition that must happen may take on a loaded machine (never a pass/fail time)
+
+
+def wait_for(condition, what):
+    """Poll `condition` until it holds; fail naming `what` after PATIENCE seconds."""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
 
 
 def processes_mentioning(text):

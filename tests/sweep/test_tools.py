@@ -7,24 +7,11 @@ import os
 import signal
 import subprocess
 import tempfile
-import time
 import unittest
 from pathlib import Path
 
-from support import (COMPARE, COMPARE_PANELS, PLOT, REDBLACK3D, ROOT, RUN_OVERLAP, SUMMA, SWEEP, built, mpiexec,
-                     processes_mentioning, run)
-
-PATIENCE = 60  # seconds a condition that must happen may take on a loaded machine (never a pass/fail time)
-
-
-def wait_for(condition, what):
-    """Poll `condition` until it holds; fail naming `what` after PATIENCE seconds."""
-    deadline = time.monotonic() + PATIENCE
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"gave up waiting for {what}")
+from support import (COMPARE, COMPARE_PANELS, PATIENCE, PLOT, REDBLACK3D, ROOT, RUN_OVERLAP, SUMMA, SWEEP, built,
+                     mpiexec, processes_mentioning, run, wait_for)
 
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
                if line.startswith("project(proxy VERSION")).split()[2]
