@@ -219,7 +219,7 @@ def _alive(pid):
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     return True
 
 
