@@ -349,18 +349,18 @@ int run(int argc, char** argv) {
   // failure, exit 1, that names the file and leaves nothing partial.
   if (options.given("csv")) {
     const std::string path = options.value("csv");
+    errno = 0;
     std::ofstream csv(path);
     csv << "bytes,algorithm,predicted_s,formula_s,measured_s,relative_error,between\n";
     for (const auto& r : rows)
       csv << r.bytes << ',' << to_string(r.algorithm) << ',' << r.predicted << ',' << r.formula << ',' << r.measured
           << ',' << (r.predicted - r.measured) / r.measured << ',' << (r.between ? 1 : 0) << '\n';
-    errno = 0;
-    csv.close();  // the buffered rows reach the file here
+    csv.close();  // the buffered rows reach the file here (errno: its failure, or the open's)
     if (!csv) {
       const int error = errno;
       std::remove(path.c_str());
       throw std::runtime_error("--csv " + path + ": cannot be written" +
-                         (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
+                               (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
     }
   }
   try {
