@@ -302,9 +302,12 @@ def record_format(path, name="--output"):
     return "csv" if suffix == ".csv" else "json"
 
 
+IMAGE_FORMATS = ("png", "svg", "pdf")  # the figures' file types (matplotlib writes them all)
+
+
 def check_image_output(path, name="--plot"):
     """A figure's file: its name ends in .png, .svg or .pdf, and check_output_file passes it."""
-    if Path(path).suffix.lower() not in (".png", ".svg", ".pdf"):
+    if Path(path).suffix.lower().lstrip(".") not in IMAGE_FORMATS:
         raise UsageError(f"{name} '{path}': the name must end in .png, .svg or .pdf")
     check_output_file(path, name)
 
