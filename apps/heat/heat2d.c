@@ -210,7 +210,7 @@ static int run(const proxy_placement* placement, proxy_thread* proxy, const stru
   for (int step = 0; step < p->steps; ++step) {
     const int b = step % 2;
     proxy_ticket ticket;
-    if (proxy_start(proxy, halo[b], &ticket) != PROXY_SUCCESS) proxy_abort(proxy_last_error(), kExitRunFailure);
+    if (proxy_start(proxy, halo[b], &ticket) != PROXY_SUCCESS) abort_job(rank);
 #pragma omp parallel for schedule(static)
     for (int r = 2; r <= rows - 1; ++r) {
       const int global = first + r - 1;
