@@ -60,7 +60,8 @@ def parse_args(argv):
     parser.add_argument("--reps", default="3", help="repetitions per run, 1 to 1000000 (default: %(default)s)")
     parser.add_argument("--verify", action="store_true", help="pass --verify: check every run's C (untimed)")
     parser.add_argument("--output", help="write every run's record to FILE.csv or FILE.json (JSON Lines)")
-    parser.add_argument("--plot", help="save total time vs panel width per mode to this image (.png, .svg or .pdf)")
+    parser.add_argument("--plot", help="save total time vs panel width per mode to this image "
+                        f"({cli.image_formats_text()})")
     args = parser.parse_args(argv)
     try:
         args.size = cli.size(args.size, "--size")

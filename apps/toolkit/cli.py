@@ -186,13 +186,19 @@ def path_kind(path, what):
     A path the system will not look up (a name too long, a folder without search permission, a loop of
     links) is a usage error, `what` (the text naming it: "--out 'x'") and the reason, where Path.exists()
     raised OSError out of the tool."""
+    return _stat_kind(path, what)[0]
+
+
+def _stat_kind(path, what):
+    """path_kind's answer and the os.stat result it came from (None where the path is missing)."""
     try:
-        mode = os.stat(path).st_mode
+        status = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
-        return "missing"
+        return "missing", None
     except OSError as error:
         raise UsageError(f"{what}: {error.strerror}") from None
-    return "directory" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+    mode = status.st_mode
+    return ("directory" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"), status
 
 
 @contextlib.contextmanager
@@ -247,14 +253,13 @@ def read_input(path, what, limit):
     directory, a pipe or device (reading it would wait for a writer), a missing file, one larger than `limit`
     bytes (a wrong file, read whole, would fill memory) or one that is not UTF-8 text are usage errors."""
     path = Path(path)
-    kind = path_kind(path, what)
+    kind, status = _stat_kind(path, what)
     if kind != "file":
         raise UsageError(f"{what} " + {"directory": "is a directory", "missing": "does not exist"}.get(
             kind, "is not a regular file"))
+    if status.st_size > limit:
+        raise UsageError(f"{what} is {status.st_size} bytes, more than such a file can be ({limit} bytes at most)")
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise UsageError(f"{what} is {size} bytes, more than such a file can be ({limit} bytes at most)")
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{what} is a binary file, not text") from None
@@ -305,10 +310,16 @@ def record_format(path, name="--output"):
 IMAGE_FORMATS = ("png", "svg", "pdf")  # the figures' file types (matplotlib writes them all)
 
 
+def image_formats_text():
+    """IMAGE_FORMATS as a message says them: ".png, .svg or .pdf"."""
+    names = [f".{extension}" for extension in IMAGE_FORMATS]
+    return f"{', '.join(names[:-1])} or {names[-1]}"
+
+
 def check_image_output(path, name="--plot"):
     """A figure's file: its name ends in .png, .svg or .pdf, and check_output_file passes it."""
     if Path(path).suffix.lower().lstrip(".") not in IMAGE_FORMATS:
-        raise UsageError(f"{name} '{path}': the name must end in .png, .svg or .pdf")
+        raise UsageError(f"{name} '{path}': the name must end in {image_formats_text()}")
     check_output_file(path, name)
 
 

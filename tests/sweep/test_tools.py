@@ -43,6 +43,10 @@ class TestTools(unittest.TestCase):
         """Bad values: one line `PROGRAM: error: ...`, exit 2."""
         cases = [([COMPARE, "--output", self.dir / "x.txt"],
                   f"compare: error: --output '{self.dir / 'x.txt'}': the name must end in .csv or .json (JSON Lines)"),
+                 ([COMPARE_PANELS, "--plot", self.dir / "x.jpg"],
+                  f"compare-panels: error: --plot '{self.dir / 'x.jpg'}': the name must end in .png, .svg or .pdf"),
+                 ([PLOT, "--summary", self.dir, "--format", "png", "jpg"],
+                  "plot: error: --format: unknown format 'jpg' (expected png, svg, pdf)"),
                  ([COMPARE, "--reps=0"], "compare: error: --reps: '0' is not a positive integer"),
                  ([COMPARE, "--reps=1000001"], "compare: error: --reps: '1000001' is above its maximum 1000000"),
                  # Beyond ~9.2e9 s, Python's clocks overflow ("unexpected OverflowError", exit 1, before).
