@@ -301,12 +301,21 @@ void run_mode(const Settings& s, const std::string& mode, std::vector<Case>& cas
   };
   auto measure = [&](Case& c, overlap::Exchange& exchange, overlap::RankSync& sync, const std::string& policy,
                      const std::string& placement) {
-    if (pure_only) {
-      c.target_s = std::max(c.target_s, overlap::measure_pure(exchange, sync, iterations_for(c), s.warmup));
-      return;
+    try {
+      if (pure_only) {
+        c.target_s = std::max(c.target_s, overlap::measure_pure(exchange, sync, iterations_for(c), s.warmup));
+        return;
+      }
+      const auto result = overlap::measure(exchange, sync, kernel, c.target_s, c.units, iterations_for(c), s.warmup);
+      if (rank == 0) report(s, mode, c, result, ranks, policy, placement);
+    } catch (const proxy::CommError& cause) {
+      // Which mode, pattern and rank (the iteration is in the cause). Ended here, inside the proxy's scope:
+      // unwinding through ~ProxyThread would first wait PROXY_WAIT_TIMEOUT for the failed step to drain.
+      const overlap::Failure failure(
+          "mode " + mode + ", " + c.pattern->name() + " (" + c.pattern->shape() + "), rank " + std::to_string(rank),
+          cause);
+      proxy::Environment::abort(std::string(kProgram) + ": communication failed: " + failure.what(), 1);
     }
-    const auto result = overlap::measure(exchange, sync, kernel, c.target_s, c.units, iterations_for(c), s.warmup);
-    if (rank == 0) report(s, mode, c, result, ranks, policy, placement);
   };
   if (mode == "proxy") {
     // The compute thread (this one) and the proxy where the placement puts them; from here until the proxy is

@@ -6,25 +6,37 @@
 #include <vector>
 
 #include "proxy/detail/timer.hpp"
+#include "proxy/harness/timed_wait.hpp"
 
 namespace overlap {
 
-void RankSync::barrier() {
+// Non-blocking and waited under PROXY_WAIT_TIMEOUT either way: a rank that never joins ends the run with a
+// line (a blocking MPI_Barrier waited for ever, on the proxy thread too).
+void RankSync::complete(const char* name, const std::function<void(MPI_Request&)>& post) {
   if (proxy_) {
-    proxy_->call([this] { MPI_Barrier(comm_); });
+    proxy_->wait(proxy_->submit(
+        [&](proxy::ClosureContext& context) {
+          MPI_Request request = MPI_REQUEST_NULL;
+          post(request);
+          context.track(request);
+        },
+        name));
   } else {
-    MPI_Barrier(comm_);
+    MPI_Request request = MPI_REQUEST_NULL;
+    post(request);
+    proxy::harness::wait_collective(request, name);
   }
+}
+
+void RankSync::barrier() {
+  complete("barrier", [this](MPI_Request& request) { MPI_Ibarrier(comm_, &request); });
 }
 
 double RankSync::max(double value) {
   double result = value;
-  auto reduce = [&] { MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm_); };
-  if (proxy_) {
-    proxy_->call(reduce);
-  } else {
-    reduce();
-  }
+  complete("maximum over ranks", [&](MPI_Request& request) {
+    MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm_, &request);
+  });
   return result;
 }
 
@@ -49,22 +61,39 @@ double median(std::vector<double> values) {
   return *middle;
 }
 
+// Runs step(i) for i in [0, count), placing a communication failure in its pass and iteration.
+template <class Step>
+void steps(const char* pass, int count, Step&& step) {
+  for (int i = 0; i < count; ++i) {
+    try {
+      step(i);
+    } catch (const proxy::CommError& cause) {
+      throw Failure(std::string(pass) + ", iteration " + std::to_string(i + 1) + " of " + std::to_string(count),
+                    cause);
+    }
+  }
+}
+
 }  // namespace
 
+Failure::Failure(const std::string& where, const proxy::CommError& cause)
+    : proxy::CommError(cause.operation(), cause.peer(), cause.epoch(), cause.detail()),
+      message_(where + ": " + cause.what()) {}
+
 double measure_pure(Exchange& exchange, RankSync& sync, int iterations, int warmup) {
-  for (int i = 0; i < warmup; ++i) {
+  steps("warm-up", warmup, [&](int) {
     sync.barrier();
     exchange.start();
     exchange.wait();
-  }
+  });
   std::vector<double> pure(iterations);
-  for (auto& t : pure) {
+  steps("communication alone", iterations, [&](int i) {
     sync.barrier();  // every step starts together, as in a bulk-synchronous code; not timed
     const double t0 = proxy::now_seconds();
     exchange.start();
     exchange.wait();
-    t = proxy::now_seconds() - t0;
-  }
+    pure[i] = proxy::now_seconds() - t0;
+  });
   return sync.max(median(pure));
 }
 
@@ -103,7 +132,7 @@ Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, doubl
   // application's kernel would call it between planes or tiles (the proxy's, or async-test's MPI_Testall).
   const std::int64_t chunk = std::max<std::int64_t>(1, kernel.units_for(20e-6));
   std::vector<double> overall(iterations), during(iterations);
-  for (int i = 0; i < iterations; ++i) {
+  steps("overlapped", iterations, [&](int i) {
     sync.barrier();
     const double t0 = proxy::now_seconds();
     exchange.start();
@@ -117,7 +146,7 @@ Overlap measure(Exchange& exchange, RankSync& sync, ComputeKernel& kernel, doubl
     const double t1 = proxy::now_seconds();
     overall[i] = t1 - t0;
     during[i] = c1 - c0;
-  }
+  });
   result.units = units;
   result.overall_s = sync.max(median(overall));
   result.compute_during_s = sync.max(median(during));

@@ -14,13 +14,26 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include <mpi.h>
 
 #include "compute_kernel.hpp"
 #include "pattern.hpp"
+#include "proxy/error.hpp"
 
 namespace overlap {
+
+// A communication failure placed in the run: what() is "<where>: <cause>" (where: "overlapped, iteration 3 of
+// 20"; the driver adds the mode and the pattern).
+class Failure : public proxy::CommError {
+ public:
+  Failure(const std::string& where, const proxy::CommError& cause);
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
 
 // Barrier and max-reduction from the main thread: directly, or through the proxy while it owns MPI.
 class RankSync {
@@ -30,6 +43,9 @@ class RankSync {
   double max(double value);
 
  private:
+  // Posts one collective's request (on the proxy thread when there is one) and waits for it.
+  void complete(const char* name, const std::function<void(MPI_Request&)>& post);
+
   MPI_Comm comm_;
   proxy::ProxyThread* proxy_;
 };

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "proxy/harness/timed_wait.hpp"
 #include "proxy/plan.hpp"
 
 namespace overlap {
@@ -41,7 +42,17 @@ class AsyncMessages final : public Exchange {
       MPI_Isend(m.send.data(), static_cast<int>(m.send.size()), MPI_BYTE, m.peer, m.tag, comm_, &requests_.back());
     }
   }
-  void wait() override { MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE); }
+  // Bounded by PROXY_WAIT_TIMEOUT: a peer that never answers ends the run naming it (start()'s order: a
+  // receive per message, then a send per message).
+  void wait() override {
+    const auto count = static_cast<int>(messages_.size());
+    proxy::harness::wait_all(
+        requests_, [&](int i) { return i < count ? messages_[i].from : messages_[i - count].peer; },
+        [&](int i) {
+          return i < count ? "no message from rank " + std::to_string(messages_[i].from)
+                           : "rank " + std::to_string(messages_[i - count].peer) + " did not receive our message";
+        });
+  }
   void progress_point() override {
     if (test_) test_all(requests_);
   }
@@ -200,7 +211,12 @@ class AsyncBroadcast final : public Exchange {
  public:
   AsyncBroadcast(PanelBroadcast& pattern, bool test) : pattern_(pattern), test_(test) {}
   void start() override { pattern_.post(step_++, requests_.data()); }
-  void wait() override { MPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE); }
+  void wait() override {
+    proxy::harness::wait_all(requests_, [](int) { return -1; }, [](int i) {
+      return std::string(i == 0 ? "the A panel's broadcast along the row" : "the B panel's broadcast down the column") +
+             ": not every rank joined it";
+    });
+  }
   void progress_point() override {
     if (test_) test_all(requests_);
   }

@@ -68,9 +68,10 @@ void wait_all(std::span<MPI_Request> requests, const std::function<int(int index
   throw WaitTimeout(peer(pending), waited_for(pending), waited);
 }
 
-void wait_collective(MPI_Request& request) {
-  wait_all(std::span<MPI_Request>(&request, 1), [](int) { return -1; },
-           [](int) { return std::string("not every rank joined it"); });
+void wait_collective(MPI_Request& request, std::string_view name) {
+  wait_all(std::span<MPI_Request>(&request, 1), [](int) { return -1; }, [name](int) {
+    return name.empty() ? std::string("not every rank joined it") : std::string(name) + ": not every rank joined it";
+  });
 }
 
 }  // namespace proxy::harness

@@ -46,7 +46,8 @@ class RunError : public CommError {
 void wait_all(std::span<MPI_Request> requests, const std::function<int(int index)>& peer,
               const std::function<std::string(int index)>& waited_for);
 
-// One request of a collective (no single peer to name): "not every rank joined it after 3.0 s ...".
-void wait_collective(MPI_Request& request);
+// One request of a collective (no single peer to name): "not every rank joined it after 3.0 s ...", or with a
+// name, "<name>: not every rank joined it after 3.0 s ...".
+void wait_collective(MPI_Request& request, std::string_view name = {});
 
 }  // namespace proxy::harness
