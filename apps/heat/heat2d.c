@@ -5,7 +5,8 @@
  * the tests compare with the C++ heat2d's own rows (tests/c).
  *   usage: mpiexec -n 2 heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]
  * --bad-peer adds a transfer to a rank outside the communicator: the commit's one-line refusal, exit 1.
- * Every rank's command line is agreed with rank 0's before the run (agree), through two plans.
+ * Every rank's command line is agreed with rank 0's before the run (agree), through two plans; a grid the node
+ * cannot hold is refused before anything is allocated (check_size), as the C++ heat2d refuses it.
  * Exit status: 0, 1 for a run-time failure, 2 for a bad argument, 3 when --verify finds a difference. */
 #include <math.h>
 #include <errno.h>
@@ -160,6 +161,23 @@ static int agree(proxy_thread* proxy, int rank, int size, int outcome, const str
   return outcome;
 }
 
+/* Before allocating, as the C++ heat2d checks (heat2d_problem.cpp): both buffers of this rank's rows with their
+ * ghost rows, and the serial grids of --verify, against what the node can give each rank (proxy_check_memory,
+ * collective). In doubles: nx * ny passes the range of int. Returns -1 to run, or kExitUsage when it does not
+ * fit (rank 0 prints the line, "heat2d-c: error: --nx 100000 --ny 100000 needs 149.0 GiB per rank ..."). */
+static int check_size(proxy_thread* proxy, const proxy_environment* env, const struct problem* p, int rank,
+                      int size) {
+  const double nx = p->nx, ny = p->ny, rows = rows_of(rank, size, p->ny);
+  const double bytes = sizeof(double) * (2.0 * (rows + 2) * nx + (p->verify ? 2.0 * nx * ny : 0.0));
+  char what[64];
+  snprintf(what, sizeof what, "--nx %d --ny %d", p->nx, p->ny);
+  const proxy_status status = proxy_check_memory(proxy, env, what, bytes);
+  if (status == PROXY_SUCCESS) return -1;
+  if (status != PROXY_ERROR_SETTINGS) abort_job(rank);
+  if (rank == 0) fprintf(stderr, "heat2d-c: error: %s\n", proxy_last_error());
+  return kExitUsage;
+}
+
 /* The failing call's message, "heat2d-c: error: <what the C++ API says>", from every rank that failed. */
 static int report(const char* what) {
   fprintf(stderr, "heat2d-c: error: %s\n", what);
@@ -309,6 +327,7 @@ int main(int argc, char** argv) {
     status = report(proxy_last_error());
   } else {
     status = agree(proxy, rank, size, status, &problem, answer);
+    if (status < 0) status = check_size(proxy, env, &problem, rank, size);
     if (status < 0) status = run(placement, proxy, &problem, rank, size);
   }
   proxy_thread_free(proxy);

@@ -4,7 +4,8 @@
 ! the checksum heat2d-c prints (tests/c compare it with the C++ heat2d's rows).
 !   usage: mpiexec -n 2 heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]
 ! --bad-peer adds a transfer to a rank outside the communicator: the commit's one-line refusal, exit 1.
-! Every rank's command line is agreed with rank 0's before the run (agree), through two plans.
+! Every rank's command line is agreed with rank 0's before the run (agree), through two plans; a grid the node
+! cannot hold is refused before anything is allocated (check_size), as the C++ heat2d refuses it.
 ! Exit status: 0, 1 for a run-time failure, 2 for a bad argument, 3 when --verify finds a difference.
 module heat2d_problem
   use, intrinsic :: iso_fortran_env, only: real64, int64, error_unit
@@ -101,7 +102,8 @@ program heat2d
   call check(proxy_thread_create_placed(MPI_COMM_WORLD, placement, thread))
   call check(proxy_environment_bind_openmp_threads(env, placement))
   outcome = agree(outcome)
-  if (outcome >= 0) then  ! --help, --version or a usage error: its exit status
+  if (outcome < 0) outcome = check_size()
+  if (outcome >= 0) then  ! --help, --version, a usage error or a grid too big: its exit status
     call check(proxy_thread_free(thread))
     call check(proxy_placement_free(placement))
     status = proxy_environment_free(env)
@@ -274,6 +276,24 @@ contains
     write(which, '(i0)') rank
     call proxy_abort('heat2d-fortran: error: rank ' // trim(which) // ': ' // proxy_last_error(), exit_run_failure)
   end subroutine
+
+  ! Before allocating, as the C++ heat2d checks (heat2d_problem.cpp): both buffers of this rank's rows with their
+  ! ghost rows, and the serial grids of --verify, against what the node can give each rank (proxy_check_memory,
+  ! collective). In real64: nx * ny passes the range of integer. Returns -1 to run, or exit_usage when it does
+  ! not fit (rank 0 writes the line, "heat2d-fortran: error: --nx 100000 --ny 100000 needs 149.0 GiB per rank ...").
+  integer function check_size() result(outcome)
+    real(real64) :: bytes
+    integer :: call_status
+    bytes = 8.0_real64 * 2.0_real64 * (rows_of(rank, size, ny) + 2) * real(nx, real64)
+    if (verify_requested) bytes = bytes + 8.0_real64 * 2.0_real64 * real(nx, real64) * real(ny, real64)
+    write(line, '(a,i0,a,i0)') '--nx ', nx, ' --ny ', ny
+    call_status = proxy_check_memory(thread, env, trim(line), bytes)
+    outcome = -1
+    if (call_status == PROXY_SUCCESS) return
+    if (call_status /= PROXY_ERROR_SETTINGS) call check_or_abort(call_status)
+    if (rank == 0) write(error_unit, '(a)') 'heat2d-fortran: error: ' // proxy_last_error()
+    outcome = exit_usage
+  end function
 
   ! Runs the plan in spec once (committed, started, waited, freed) and frees spec; a failure ends the job.
   subroutine run_plan_once()

@@ -1,7 +1,7 @@
 /* The C API from C, on real ranks (2 or more): every element a plan can hold (send, recv, packed, broadcast,
- * reduce, allreduce, parts), start / ready / wait / test / progress points / call / then, and the failures: their
- * status and their message, word for word the C++ exception's what(). Built with -DMPI (a macro a C stencil
- * code defines) and no MPI C++ bindings. Prints "test_c_api: N checks passed" on rank 0, exit 0; a failed
+ * reduce, allreduce, parts), start / ready / wait / test / progress points / call / then, the memory check, and
+ * the failures: their status and their message, word for word the C++ exception's what(). Built with -DMPI (a
+ * macro a C stencil code defines) and no MPI C++ bindings. Prints "test_c_api: N checks passed" on rank 0, exit 0; a failed
  * check prints what failed and ends the job with exit 1. */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -86,6 +86,15 @@ int main(int argc, char** argv) {
   OK(proxy_thread_progress_strategy(thread, &strategy));
   CHECK(strcmp(strategy, "dedicated") == 0 || strcmp(strategy, "cooperative") == 0 ||
         strcmp(strategy, "polling") == 0);
+
+  /* The memory check, collective: a byte per rank fits; 2^80 bytes on every rank but 0 does not, and every rank
+   * is told so, with the largest need (all ranks of the test share one node). */
+  OK(proxy_check_memory(thread, env, "--n 1", 1.0));
+  CHECK(proxy_check_memory(thread, env, "--n 2", rank == 0 ? 1.0 : 0x1p80) == PROXY_ERROR_SETTINGS);
+  snprintf(text, sizeof text, "--n 2 needs 1.0 YiB per rank (%d ranks on this node), ", size);
+  CHECK(strncmp(proxy_last_error(), text, strlen(text)) == 0);
+  CHECK(proxy_check_memory(NULL, env, "--n 1", 1.0) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_check_memory: thread is NULL"));
 
   /* A ring: each rank sends its rank + 100 * epoch to the right and receives from the left. */
   int out = 0, in = -1;

@@ -52,6 +52,8 @@ ELSEWHERE = {
     "redblack3d: error: rank 1: the set-up (MPI_Init, host and node discovery) did not complete within 15 s "
     "(PROXY_WAIT_TIMEOUT, at least 15 s): a rank has stopped, left or hangs":
         ("tests/app_faults/CMakeLists.txt", "did not complete within 15 s"),
+    "heat2d-c: error: --nx 65536 --ny 65537 needs 32.0 GiB per rank (2 ranks on this node), 3.8 GiB available per "
+    "rank (RLIMIT_AS)": ("tests/app_faults/CMakeLists.txt", "--nx 65536 --ny 65537 needs 32.0 GiB per rank"),
     "redblack3d: error: cannot write to standard output":
         ("tests/app_faults/CMakeLists.txt", "error: cannot write to standard output"),
     "redblack3d: error: mode sync, iteration 3, rank 1: no message from rank 0 after 3.0 s (PROXY_WAIT_TIMEOUT)":

@@ -60,7 +60,7 @@ module proxy
   public :: proxy_environment_placement, proxy_environment_bind_openmp_threads
   public :: proxy_placement_free, proxy_placement_describe
   public :: proxy_thread_create, proxy_thread_create_placed, proxy_thread_free, proxy_thread_rank, proxy_thread_size
-  public :: proxy_thread_comm, proxy_thread_progress_strategy
+  public :: proxy_thread_comm, proxy_thread_progress_strategy, proxy_check_memory
   public :: proxy_plan_spec_create, proxy_plan_spec_free, proxy_plan_spec_send, proxy_plan_spec_recv
   public :: proxy_plan_spec_broadcast, proxy_plan_spec_reduce, proxy_plan_spec_allreduce, proxy_plan_spec_parts
   public :: proxy_plan_spec_send_when_ready, proxy_plan_spec_recv_when_ready
@@ -161,6 +161,13 @@ module proxy
       import :: c_int, c_ptr
       type(c_ptr), value :: thread
       type(c_ptr), intent(out) :: name
+    end function
+    integer(c_int) function c_check_memory(thread, environment, what, bytes_per_rank) &
+        bind(C, name="proxy_check_memory")
+      import :: c_int, c_ptr, c_char, c_double
+      type(c_ptr), value :: thread, environment
+      character(kind=c_char), intent(in) :: what(*)
+      real(c_double), value :: bytes_per_rank
     end function
     integer(c_int) function c_plan_spec_create(name, spec) bind(C, name="proxy_plan_spec_create")
       import :: c_int, c_ptr, c_char
@@ -504,6 +511,17 @@ contains
     else
       name = ""
     end if
+  end function
+
+  ! Before allocating (proxy.h's proxy_check_memory): PROXY_ERROR_SETTINGS on every rank when bytes_per_rank
+  ! does not fit in what each rank of the node may still take, proxy_last_error() the line naming `what`.
+  ! Collective over the proxy's communicator.
+  integer function proxy_check_memory(thread, env, what, bytes_per_rank) result(status)
+    type(proxy_thread), intent(in) :: thread
+    type(proxy_environment), intent(in) :: env
+    character(*), intent(in) :: what
+    real(c_double), intent(in) :: bytes_per_rank
+    status = c_check_memory(thread%handle, env%handle, c_string(what), bytes_per_rank)
   end function
 
   integer function proxy_plan_spec_create(name, spec) result(status)

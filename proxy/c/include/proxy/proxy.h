@@ -35,7 +35,8 @@ extern "C" {
 typedef enum proxy_status {
   PROXY_SUCCESS = 0,
   PROXY_ERROR = 1,               /* proxy::Error: set-up or misuse (a bad peer, a restarted plan, ...) */
-  PROXY_ERROR_SETTINGS = 2,      /* proxy::SettingsError: a PROXY_* variable refused by every rank (exit 2) */
+  PROXY_ERROR_SETTINGS = 2,      /* settings every rank refuses alike (exit 2): a PROXY_* variable
+                                  * (proxy::SettingsError), a size proxy_check_memory finds too big */
   PROXY_ERROR_COMMUNICATION = 3, /* proxy::CommError: an MPI failure, stored with the plan and rethrown */
   PROXY_ERROR_TIMEOUT = 4,       /* proxy::TimeoutError: a wait expired; the message lists what is outstanding */
   PROXY_ERROR_ARGUMENT = 5,      /* a null handle or pointer given to this API */
@@ -104,6 +105,17 @@ proxy_status proxy_thread_size(const proxy_thread* thread, int* size);
 proxy_status proxy_thread_comm(const proxy_thread* thread, MPI_Comm* comm);
 /* "dedicated", "cooperative" or "polling": the progress strategy that runs. */
 proxy_status proxy_thread_progress_strategy(const proxy_thread* thread, const char** name);
+
+/* ---- Memory (<proxy/memory.hpp>, as the C++ programs' proxy::harness::check_memory): before allocating,
+ * whether bytes_per_rank fits in what each rank of the node may still take (the host's MemAvailable or the room
+ * under the cgroup's memory limits, divided among the node's ranks, or what RLIMIT_AS still lets the process
+ * map, whichever is smallest). Collective over the proxy's communicator: the largest need and the smallest share
+ * of any rank are reduced by a plan on the proxy thread, so every rank gets the same answer. When it does not
+ * fit: PROXY_ERROR_SETTINGS on every rank, and proxy_last_error() is the line, `what` naming the options that set
+ * the size: "--nx 100000 --ny 100000 needs 149.0 GiB per rank (1 rank on this node), 23.1 GiB available per rank
+ * (the host's MemAvailable)" (print it from rank 0, exit 2). */
+proxy_status proxy_check_memory(proxy_thread* thread, const proxy_environment* environment, const char* what,
+                                double bytes_per_rank);
 
 /* ---- Plan specs (proxy::PlanSpec): build on one thread; the name is copied. */
 proxy_status proxy_plan_spec_create(const char* name, proxy_plan_spec** spec);

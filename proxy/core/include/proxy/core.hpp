@@ -7,6 +7,7 @@
 #include "proxy/config.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
+#include "proxy/memory.hpp"
 #include "proxy/operation.hpp"
 #include "proxy/placement.hpp"
 #include "proxy/plan.hpp"

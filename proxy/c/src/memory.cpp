@@ -1,0 +1,39 @@
+// proxy_check_memory: proxy::memory_share and proxy::memory_refusal (<proxy/memory.hpp>), the check the C++
+// programs make through proxy::harness::check_memory, with its reduction over the ranks made by a plan on the
+// proxy thread (which, once it runs, is the one thread that calls MPI).
+#include <string>
+
+#include <proxy/memory.hpp>
+
+#include "c_boundary.hpp"
+
+using proxy::c::guarded;
+using proxy::c::require;
+
+extern "C" {
+
+proxy_status proxy_check_memory(proxy_thread* thread, const proxy_environment* environment, const char* what,
+                                double bytes_per_rank) {
+  std::string refusal;
+  const proxy_status status = guarded([&] {
+    proxy::ProxyThread& proxy = *require(thread, "proxy_check_memory", "thread").thread;
+    const int ranks_on_node = require(environment, "proxy_check_memory", "environment").environment->node().size;
+    require(what, "proxy_check_memory", "what");
+    const proxy::MemoryShare mine = proxy::memory_share(ranks_on_node);
+    // One MINLOC over two pairs, as check_memory's: the smallest share of any rank and its limit, and the
+    // largest need (the smallest negated one), so that every rank decides alike.
+    struct {
+      double value;
+      int code;
+    } pairs[2] = {{mine.bytes, static_cast<int>(mine.limit)}, {-bytes_per_rank, 0}}, smallest[2];
+    proxy::PlanSpec spec("memory check");
+    spec.allreduce(proxy.comm(), pairs, smallest, 2, MPI_DOUBLE_INT, MPI_MINLOC);
+    proxy.wait(proxy.start(proxy.commit(spec)));
+    refusal = proxy::memory_refusal(what, -smallest[1].value, ranks_on_node,
+                                    {smallest[0].value, static_cast<proxy::MemoryLimit>(smallest[0].code)});
+  });
+  if (status != PROXY_SUCCESS || refusal.empty()) return status;
+  return proxy::c::fail(PROXY_ERROR_SETTINGS, refusal.c_str());
+}
+
+}  // extern "C"

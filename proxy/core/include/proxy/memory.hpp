@@ -1,0 +1,35 @@
+// What one rank may still allocate, and the one-line refusal of a size that does not fit: the check every
+// program makes before allocating, shared by C++ (proxy::harness::check_memory, which reduces over the ranks
+// before a proxy thread starts) and C and Fortran (proxy_check_memory, which reduces on the proxy thread).
+//   "--n 1000 needs 16.1 GiB per rank (2 ranks on this node), 11.8 GiB available per rank (the cgroup's memory limit)"
+// Thread contract: any thread; memory_share reads /proc and /sys and calls no MPI.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace proxy {
+
+// What one rank may still allocate, and which limit sets it: the host's MemAvailable or the room under
+// the cgroup memory limits of this process and its ancestors (v2 memory.max - memory.current, v1
+// memory.limit_in_bytes - usage), each divided among the node's ranks, or what RLIMIT_AS still lets this
+// process map, whichever is smallest. bytes is infinite (limit none) when nothing can be read.
+enum class MemoryLimit { none, host_available, cgroup, address_space };
+struct MemoryShare {
+  double bytes = std::numeric_limits<double>::infinity();
+  MemoryLimit limit = MemoryLimit::none;
+};
+MemoryShare memory_share(int ranks_on_node);
+// "the host's MemAvailable", "the cgroup's memory limit", "RLIMIT_AS": for messages.
+std::string_view to_string(MemoryLimit limit);
+
+// "16.1 GiB", "512.0 MiB", "3.2 EiB": for messages.
+std::string bytes_text(double bytes);
+
+// "" when `need` bytes per rank fit in `share`; else the refusal "<what> needs <need> per rank (<ranks_on_node>
+// ranks on this node), <share> available per rank (<which limit>)". `what` names the options that set the
+// size ("--n 1000"). Given the largest need and the smallest share of any rank, every rank decides alike.
+std::string memory_refusal(std::string_view what, double need, int ranks_on_node, MemoryShare share);
+
+}  // namespace proxy
