@@ -134,8 +134,10 @@ int main(int argc, char** argv) {
   int done = -1;
   OK(proxy_test(thread, pending_ticket, &done));
   CHECK(done == 0);
+  again = pending_ticket;
   CHECK(proxy_start(thread, pending, &again) == PROXY_ERROR);
   CHECK(strstr(proxy_last_error(), "plan 'pending'") != NULL);
+  CHECK(again.plan == NULL && again.epoch == 0); /* the empty ticket, not the earlier start's */
   CHECK(proxy_wait(thread, pending_ticket, 50) == PROXY_ERROR_TIMEOUT);
   CHECK(strstr(proxy_last_error(), "plan 'pending'") != NULL);
   /* then: nobody has sent yet (the late sends start after the barrier below), so the callback has not run. */
@@ -240,6 +242,53 @@ int main(int argc, char** argv) {
   proxy_ticket unstarted = {bad, 0};
   CHECK(proxy_wait(thread, unstarted, 0) == PROXY_ERROR_ARGUMENT);
   CHECK(last_error_is("proxy_wait: ticket.plan is NULL"));
+
+  /* A failed call leaves every output parameter empty, never as it was: a ticket that a failed start left
+   * holding garbage was waited on and crashed; the empty ticket is refused by proxy_wait. */
+  proxy_ticket garbage;
+  memset(&garbage, 0x5a, sizeof garbage);
+  CHECK(proxy_start(thread, NULL, &garbage) == PROXY_ERROR_ARGUMENT);
+  CHECK(garbage.plan == NULL && garbage.epoch == 0);
+  CHECK(proxy_wait(thread, garbage, PROXY_WAIT_DEFAULT_TIMEOUT) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_wait: ticket.plan is NULL"));
+  memset(&garbage, 0x5a, sizeof garbage);
+  CHECK(proxy_start(NULL, ring, &garbage) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_start: thread is NULL"));
+  CHECK(garbage.plan == NULL && garbage.epoch == 0);
+  int number = 7;
+  CHECK(proxy_environment_rank(NULL, &number) == PROXY_ERROR_ARGUMENT && number == MPI_UNDEFINED);
+  number = 7;
+  CHECK(proxy_environment_size(NULL, &number) == PROXY_ERROR_ARGUMENT && number == 0);
+  number = 7;
+  CHECK(proxy_environment_bind_openmp_threads(env, NULL, &number) == PROXY_ERROR_ARGUMENT && number == 0);
+  number = 7;
+  CHECK(proxy_placement_threads(NULL, &number) == PROXY_ERROR_ARGUMENT && number == 0);
+  number = 7;
+  CHECK(proxy_thread_rank(NULL, &number) == PROXY_ERROR_ARGUMENT && number == MPI_UNDEFINED);
+  number = 7;
+  CHECK(proxy_thread_size(NULL, &number) == PROXY_ERROR_ARGUMENT && number == 0);
+  MPI_Comm comm = MPI_COMM_WORLD;
+  CHECK(proxy_thread_comm(NULL, &comm) == PROXY_ERROR_ARGUMENT && comm == MPI_COMM_NULL);
+  const char* stale = "stale";
+  CHECK(proxy_thread_progress_strategy(NULL, &stale) == PROXY_ERROR_ARGUMENT && strcmp(stale, "") == 0);
+  stale = "stale";
+  CHECK(proxy_plan_name(NULL, &stale) == PROXY_ERROR_ARGUMENT && strcmp(stale, "") == 0);
+  snprintf(text, sizeof text, "stale");
+  CHECK(proxy_placement_describe(NULL, text, sizeof text) == PROXY_ERROR_ARGUMENT && text[0] == '\0');
+  proxy_plan* stale_plan = ring;
+  CHECK(proxy_commit(NULL, NULL, &stale_plan) == PROXY_ERROR_ARGUMENT && stale_plan == NULL);
+  proxy_thread* stale_thread = thread;
+  CHECK(proxy_thread_create_placed(MPI_COMM_WORLD, NULL, &stale_thread) == PROXY_ERROR_ARGUMENT &&
+        stale_thread == NULL);
+  proxy_placement* stale_placement = placement;
+  CHECK(proxy_environment_placement(NULL, 1, 1, &stale_placement) == PROXY_ERROR_ARGUMENT && stale_placement == NULL);
+  proxy_plan_spec* stale_spec = (proxy_plan_spec*)ring;
+  CHECK(proxy_plan_spec_create(NULL, &stale_spec) == PROXY_ERROR_ARGUMENT && stale_spec == NULL);
+  number = 7;
+  CHECK(proxy_test(thread, garbage, &number) == PROXY_ERROR_ARGUMENT && number == 0);
+  proxy_completion* stale_completion = (proxy_completion*)ring;
+  CHECK(proxy_then(thread, garbage, count_run, NULL, &stale_completion) == PROXY_ERROR_ARGUMENT &&
+        stale_completion == NULL);
   CHECK(strcmp(proxy_status_name(PROXY_ERROR_TIMEOUT), "PROXY_ERROR_TIMEOUT") == 0);
   CHECK(strcmp(proxy_status_name((proxy_status)99), "unknown proxy_status") == 0);
   OK(proxy_plan_free(NULL));

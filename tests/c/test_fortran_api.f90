@@ -28,13 +28,15 @@ end module then_callbacks
 program test_fortran_api
   use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_null_ptr
   use, intrinsic :: iso_fortran_env, only: real64, int64
-  use mpi_f08, only: MPI_COMM_WORLD, MPI_INTEGER8, MPI_DOUBLE_PRECISION, MPI_SUM
+  use mpi_f08, only: MPI_Comm, MPI_COMM_WORLD, MPI_COMM_NULL, MPI_INTEGER8, MPI_DOUBLE_PRECISION, MPI_SUM, &
+                     MPI_UNDEFINED, operator(==)
   use proxy
   use then_callbacks, only: then_record, record_watched
   implicit none
   integer, parameter :: threads = 3, epochs = 3
   type(proxy_environment) :: env
-  type(proxy_thread) :: thread
+  type(proxy_thread) :: thread, no_thread
+  type(MPI_Comm) :: comm
   type(proxy_plan_spec) :: spec
   type(proxy_plan) :: dot, ordered, refused
   type(proxy_ticket) :: ticket
@@ -130,6 +132,17 @@ program test_fortran_api
   call check(proxy_last_error() == "plan 'dot': allreduce element 0 has a null contribution 1 for count 1", &
              "refusal message")
   call ok(proxy_plan_spec_free(spec), "free refused")
+
+  ! A failed call leaves its outputs empty: a failed start's ticket is refused by a wait, a null thread's
+  ! communicator is MPI_COMM_NULL and its rank MPI_UNDEFINED.
+  call check(proxy_start(thread, refused, ticket) == PROXY_ERROR_ARGUMENT, "start of a refused plan")
+  call check(proxy_wait(thread, ticket) == PROXY_ERROR_ARGUMENT, "wait on a failed start's ticket")
+  call check(proxy_last_error() == "proxy_wait: ticket.plan is NULL", "failed start's ticket message")
+  comm = MPI_COMM_WORLD
+  call check(proxy_thread_comm(no_thread, comm) == PROXY_ERROR_ARGUMENT, "comm of no thread")
+  call check(comm == MPI_COMM_NULL, "comm of no thread is MPI_COMM_NULL")
+  t = 7
+  call check(proxy_thread_rank(no_thread, t) == PROXY_ERROR_ARGUMENT .and. t == MPI_UNDEFINED, "rank of no thread")
 
   call ok(proxy_plan_free(dot), "free dot plan")
   call ok(proxy_plan_free(ordered), "free ordered plan")

@@ -56,6 +56,14 @@ class ArgumentError : public Error {
 // Records `message` as this thread's last error and returns `status`.
 proxy_status fail(proxy_status status, const char* message) noexcept;
 
+// Sets *output to its empty value (NULL, {NULL, 0}, 0, "") unless output is NULL. An entry point with an
+// output parameter does this first, so that on any failure the caller reads the empty value, never a stale
+// or uninitialised one (a ticket left unset by a failed start, then waited on, crashed).
+template <class T, class Empty>
+void clear(T* output, const Empty& empty) noexcept {
+  if (output != nullptr) *output = empty;
+}
+
 // Throws ArgumentError "<function>: <what> is NULL" when pointer is null.
 template <class T>
 T& require(T* pointer, const char* function, const char* what) {

@@ -5,6 +5,7 @@
 
 #include "c_boundary.hpp"
 
+using proxy::c::clear;
 using proxy::c::guarded;
 using proxy::c::require;
 
@@ -28,6 +29,7 @@ proxy_status proxy_environment_free(proxy_environment* environment) {
 }
 
 proxy_status proxy_environment_rank(const proxy_environment* environment, int* rank) {
+  clear(rank, MPI_UNDEFINED);
   return guarded([&] {
     require(rank, "proxy_environment_rank", "rank") =
         require(environment, "proxy_environment_rank", "environment").environment->rank();
@@ -35,6 +37,7 @@ proxy_status proxy_environment_rank(const proxy_environment* environment, int* r
 }
 
 proxy_status proxy_environment_size(const proxy_environment* environment, int* size) {
+  clear(size, 0);
   return guarded([&] {
     require(size, "proxy_environment_size", "size") =
         require(environment, "proxy_environment_size", "environment").environment->size();
@@ -53,6 +56,7 @@ proxy_status proxy_environment_placement(const proxy_environment* environment, i
 
 proxy_status proxy_environment_bind_openmp_threads(const proxy_environment* environment,
                                                    const proxy_placement* placement, int* bound) {
+  clear(bound, 0);
   return guarded([&] {
     const auto& env = *require(environment, "proxy_environment_bind_openmp_threads", "environment").environment;
     const bool ok =
@@ -71,6 +75,7 @@ proxy_status proxy_placement_free(proxy_placement* placement) {
 }
 
 proxy_status proxy_placement_threads(const proxy_placement* placement, int* threads) {
+  clear(threads, 0);
   return guarded([&] {
     require(threads, "proxy_placement_threads", "threads") =
         require(placement, "proxy_placement_threads", "placement").placement.threads;
@@ -78,6 +83,7 @@ proxy_status proxy_placement_threads(const proxy_placement* placement, int* thre
 }
 
 proxy_status proxy_placement_describe(const proxy_placement* placement, char* text, size_t size) {
+  if (size > 0) clear(text, '\0');
   return guarded([&] {
     const std::string line = require(placement, "proxy_placement_describe", "placement").placement.describe();
     require(text, "proxy_placement_describe", "text");

@@ -24,7 +24,7 @@ proxy_status proxy_f_thread_create_placed(MPI_Fint comm, const proxy_placement* 
 proxy_status proxy_f_thread_comm(const proxy_thread* thread, MPI_Fint* comm) {
   MPI_Comm c = MPI_COMM_NULL;
   const proxy_status status = proxy_thread_comm(thread, &c);
-  if (status == PROXY_SUCCESS && comm != NULL) *comm = MPI_Comm_c2f(c);
+  if (comm != NULL) *comm = MPI_Comm_c2f(c); /* MPI_COMM_NULL's handle on failure, as in C */
   return status;
 }
 

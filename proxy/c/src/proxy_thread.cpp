@@ -6,6 +6,7 @@
 
 #include "c_boundary.hpp"
 
+using proxy::c::clear;
 using proxy::c::guarded;
 using proxy::c::require;
 
@@ -56,18 +57,22 @@ proxy_status proxy_thread_free(proxy_thread* thread) {
 }
 
 proxy_status proxy_thread_rank(const proxy_thread* thread, int* rank) {
+  clear(rank, MPI_UNDEFINED);
   return guarded([&] { require(rank, "proxy_thread_rank", "rank") = thread_of(thread, "proxy_thread_rank").rank(); });
 }
 
 proxy_status proxy_thread_size(const proxy_thread* thread, int* size) {
+  clear(size, 0);
   return guarded([&] { require(size, "proxy_thread_size", "size") = thread_of(thread, "proxy_thread_size").size(); });
 }
 
 proxy_status proxy_thread_comm(const proxy_thread* thread, MPI_Comm* comm) {
+  clear(comm, MPI_COMM_NULL);
   return guarded([&] { require(comm, "proxy_thread_comm", "comm") = thread_of(thread, "proxy_thread_comm").comm(); });
 }
 
 proxy_status proxy_thread_progress_strategy(const proxy_thread* thread, const char** name) {
+  clear(name, "");
   return guarded([&] {
     // to_string returns a view of a string literal: NUL-terminated, static.
     require(name, "proxy_thread_progress_strategy", "name") =
@@ -92,10 +97,12 @@ proxy_status proxy_plan_free(proxy_plan* plan) {
 }
 
 proxy_status proxy_plan_name(const proxy_plan* plan, const char** name) {
+  clear(name, "");
   return guarded([&] { require(name, "proxy_plan_name", "name") = require(plan, "proxy_plan_name", "plan").plan.name().c_str(); });
 }
 
 proxy_status proxy_start(proxy_thread* thread, proxy_plan* plan, proxy_ticket* ticket) {
+  clear(ticket, proxy_ticket{nullptr, 0});  // what proxy_wait refuses: "proxy_wait: ticket.plan is NULL"
   return guarded([&] {
     proxy::ProxyThread& proxy = thread_of(thread, "proxy_start");
     proxy_plan& started = require(plan, "proxy_start", "plan");

@@ -8,7 +8,10 @@
  *
  * Errors: every function returns a proxy_status; PROXY_SUCCESS is 0. On failure proxy_last_error() is the
  * one-line message the C++ exception carries (its what(), word for word), kept per thread until the next
- * failing call on that thread. No C++ exception ever crosses into C.
+ * failing call on that thread. No C++ exception ever crosses into C. On failure every output parameter given
+ * (not NULL) holds its empty value, never what it held before nor garbage: NULL for a handle, {NULL, 0} for a
+ * ticket (which proxy_wait refuses, PROXY_ERROR_ARGUMENT "proxy_wait: ticket.plan is NULL"), MPI_COMM_NULL for a
+ * communicator, "" for a name or text, MPI_UNDEFINED for a rank, 0 for a size, a count or a flag.
  *
  * Thread contract (the C++ one, proxy/proxy_thread.hpp): create and free the environment and the proxy
  * thread on the main thread; commit, start, ready, wait, test, progress_point and call from any thread; a
@@ -179,7 +182,8 @@ proxy_status proxy_commit(proxy_thread* thread, const proxy_plan_spec* spec, pro
 proxy_status proxy_plan_free(proxy_plan* plan);
 proxy_status proxy_plan_name(const proxy_plan* plan, const char** name);
 
-/* Starts the plan's next epoch. PROXY_ERROR if its previous epoch has not completed. */
+/* Starts the plan's next epoch. PROXY_ERROR if its previous epoch has not completed. On any failure *ticket is
+ * the empty ticket {NULL, 0} (also when it held an earlier start's ticket: keep that one in another variable). */
 proxy_status proxy_start(proxy_thread* thread, proxy_plan* plan, proxy_ticket* ticket);
 /* Part `part` of the ticket's epoch is ready (proxy::ProxyThread::ready). */
 proxy_status proxy_ready(proxy_thread* thread, proxy_ticket ticket, int part);
