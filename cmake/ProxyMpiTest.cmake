@@ -81,24 +81,32 @@ function(proxy_add_gtests target)
 endfunction()
 
 # proxy_add_mpi_gtests(TARGET t NAME name RANKS n [FILTER pattern] [LABELS l...] [TIMEOUT s] [ENV VAR=value...])
-# With PROXY_MPI_GTEST_PER_TEST (below), one CTest test per GoogleTest test of a multi-rank binary (tests/mpi_gtest_main.cpp), each on n ranks:
-# NAME.Suite.Test runs `launcher -n n binary --gtest_filter=Suite.Test` with the environment, labels and
-# PROCESSORS of proxy_add_mpi_test, so that a failure names itself. The tests are listed when ctest runs
-# (a file of ours in TEST_INCLUDE_FILES, as gtest_discover_tests does): the binary's --gtest_list_tests on
-# one rank, under FILTER when given; the list is kept beside the binary's build directory until the
-# binary (or this function) changes, so ctest -N or -R pays for one launch per binary and filter, not per call. A binary
-# that is not built or cannot list its tests gives one failing test NAME.NOT_BUILT / NAME.NOT_LISTED.
-# On by default: a launch costs about 0.5 s under Open MPI and 0.1 s under MPICH, so the 332 tests of these
-# binaries take 169 s at -j2 against 89 s as 25 tests (Open MPI, 2026-11-26, loaded; bench/RESULTS.md).
-# -DPROXY_MPI_GTEST_PER_TEST=OFF makes each binary one test NAME on n ranks (its log still names a failing
-# GoogleTest test).
-option(PROXY_MPI_GTEST_PER_TEST "one CTest test per GoogleTest test of the MPI test binaries (a launch each)" ON)
+# CTest tests of a multi-rank GoogleTest binary (tests/mpi_gtest_main.cpp), each on n ranks with the environment,
+# labels and PROCESSORS of proxy_add_mpi_test, split by PROXY_MPI_GTEST_SPLIT (below):
+#   suite   (the default) NAME.Suite: `launcher -n n binary --gtest_filter=Suite.A:Suite.B:...`, one launch per
+#           GoogleTest suite; its log names a failing test (ranks other than 0 print theirs with their rank),
+#           which `ctest -R NAME.Suite -V`'s command runs alone with --gtest_filter=Suite.Test
+#   test    NAME.Suite.Test: one launch per GoogleTest test
+#   binary  NAME: the whole binary in one launch
+# The tests are listed when ctest runs (a file of ours in TEST_INCLUDE_FILES, as gtest_discover_tests does): the
+# binary's --gtest_list_tests on one rank, under FILTER when given; the list is kept beside the binary's build
+# directory until the binary (or this function) changes, so ctest -N or -R pays for one launch per binary and
+# filter, not per call. A binary that is not built or cannot list its tests gives one failing test NAME.NOT_BUILT /
+# NAME.NOT_LISTED. A suite's TIMEOUT is TIMEOUT per test it holds (at most 1800 s): every wait inside is bounded
+# by PROXY_WAIT_TIMEOUT anyway. Why suites: a launch costs about 0.1 s under MPICH and 0.5 s under Open MPI, and
+# tests of 3 and 4 ranks run alone on 2 cores; the 332 tests of these binaries were most of a suite's launches
+# (bench/RESULTS.md, "MPI GoogleTest binaries by suite").
+set(PROXY_MPI_GTEST_SPLIT suite CACHE STRING "CTest tests per MPI GoogleTest binary: one per suite, test or binary")
+set_property(CACHE PROXY_MPI_GTEST_SPLIT PROPERTY STRINGS suite test binary)
+if(NOT PROXY_MPI_GTEST_SPLIT MATCHES "^(suite|test|binary)$")
+  message(FATAL_ERROR "PROXY_MPI_GTEST_SPLIT is '${PROXY_MPI_GTEST_SPLIT}': it is suite, test or binary")
+endif()
 function(proxy_add_mpi_gtests)
   cmake_parse_arguments(T "" "TARGET;NAME;RANKS;TIMEOUT;FILTER" "LABELS;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
-  if(NOT PROXY_MPI_GTEST_PER_TEST)
+  if(PROXY_MPI_GTEST_SPLIT STREQUAL "binary")
     set(_filter)
     if(T_FILTER)
       set(_filter "--gtest_filter=${T_FILTER}")
@@ -106,6 +114,10 @@ function(proxy_add_mpi_gtests)
     proxy_add_mpi_test(NAME ${T_NAME} RANKS ${T_RANKS} COMMAND $<TARGET_FILE:${T_TARGET}> ${_filter}
                        TIMEOUT ${T_TIMEOUT} ENV ${T_ENV} LABELS ${T_LABELS})
     return()
+  endif()
+  set(_per_test OFF)
+  if(PROXY_MPI_GTEST_SPLIT STREQUAL "test")
+    set(_per_test ON)
   endif()
   set(_env "${PROXY_MPI_TEST_ENV}")
   list(APPEND _env ${T_ENV})
@@ -153,10 +165,30 @@ if(NOT EXISTS \"\${list_file}\" OR \"\${binary}\" IS_NEWER_THAN \"\${list_file}\
   file(WRITE \"\${list_file}\" \"\${tests}\\n\")
 endif()
 file(STRINGS \"\${list_file}\" tests)
+set(groups)  # test: every Suite.Test; suite: every Suite, its tests in the list members_<Suite>
 foreach(test IN LISTS tests)
-  add_test(\"\${name}.\${test}\" \"\${launcher}\" [==[${MPIEXEC_NUMPROC_FLAG}]==] ${T_RANKS} \"\${binary}\"
-           \"--gtest_filter=\${test}\" ${MPIEXEC_POSTFLAGS})
-  set_tests_properties(\"\${name}.\${test}\" PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS ${T_RANKS}
+  if(${_per_test})
+    set(group \"\${test}\")
+  else()
+    string(REGEX REPLACE \"[.][^.]*$\" \"\" group \"\${test}\")
+  endif()
+  list(FIND groups \"\${group}\" at)
+  if(at EQUAL -1)
+    list(APPEND groups \"\${group}\")
+    set(\"members_\${group}\")
+  endif()
+  list(APPEND \"members_\${group}\" \"\${test}\")
+endforeach()
+foreach(group IN LISTS groups)
+  list(LENGTH \"members_\${group}\" count)
+  math(EXPR timeout \"${T_TIMEOUT} * \${count}\")
+  if(timeout GREATER 1800 AND ${T_TIMEOUT} LESS 1800)
+    set(timeout 1800)
+  endif()
+  list(JOIN \"members_\${group}\" \":\" filter)
+  add_test(\"\${name}.\${group}\" \"\${launcher}\" [==[${MPIEXEC_NUMPROC_FLAG}]==] ${T_RANKS} \"\${binary}\"
+           \"--gtest_filter=\${filter}\" ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(\"\${name}.\${group}\" PROPERTIES TIMEOUT \${timeout} PROCESSORS ${T_RANKS}
                        ENVIRONMENT [==[${_env}]==] LABELS [==[mpi;${T_LABELS}]==])
 endforeach()
 ")
