@@ -9,13 +9,9 @@
 #include "proxy/error.hpp"
 #include "proxy/detail/notifier.hpp"
 
-namespace {
+#include "env_var.hpp"
 
-struct EnvVar {
-  EnvVar(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~EnvVar() { unsetenv(name_); }
-  const char* name_;
-};
+namespace {
 
 std::string error_of(const std::function<void()>& fn) {
   try {

@@ -10,15 +10,11 @@
 #include "proxy/placement.hpp"
 #include "proxy/progress.hpp"
 
+#include "env_var.hpp"
+
 namespace {
 
 using proxy::ProgressStrategy;
-
-struct EnvVar {
-  EnvVar(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~EnvVar() { unsetenv(name_); }
-  const char* name_;
-};
 
 proxy::Placement unbound(int cores, int ranks, int rank, int threads) {
   proxy::PlacementRequest request;

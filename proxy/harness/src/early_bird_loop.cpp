@@ -16,11 +16,6 @@
 #include "proxy/error.hpp"
 
 namespace proxy::harness {
-namespace {
-
-double now() noexcept { return now_seconds(); }
-
-}  // namespace
 
 bool finish_proxy_step(const Steps& steps, int s, const StepThread& team, const bool& failed, double since, Timings& t) {
 #pragma omp barrier
@@ -28,7 +23,7 @@ bool finish_proxy_step(const Steps& steps, int s, const StepThread& team, const 
   if (steps.compute_boundary) steps.compute_boundary(s, team);
 #pragma omp barrier
 #pragma omp master
-  t.compute_s += now() - since;  // includes waiting at the barrier for the team's boundary compute
+  t.compute_s += now_seconds() - since;  // includes waiting at the barrier for the team's boundary compute
   return true;
 }
 
@@ -65,14 +60,14 @@ Timings run_proxy_early_bird(const Steps& steps, ProxyThread& proxy, int threads
   Ticket current;              // exchange s: master only
   NextExchange next;           // exchange s+1, whose parts compute_boundary(s) marks
   if (steps.prepare_proxy) steps.prepare_proxy(proxy);
-  const double begin = now();
+  const double begin = now_seconds();
   try {
     if (steps.count > 0) current = start_with_every_part_ready(steps, proxy, 0);  // follows no boundary compute
   } catch (...) {
     failure = std::current_exception();
     failed = true;
   }
-  t.comm_s += now() - begin;
+  t.comm_s += now_seconds() - begin;
   const bool failed_before = failed;  // in the region the master writes `failed`: read it only at barriers
 #pragma omp parallel num_threads(threads)
   {
@@ -83,14 +78,14 @@ Timings run_proxy_early_bird(const Steps& steps, ProxyThread& proxy, int threads
 #pragma omp master
       {
         at = s;  // the step a failure is reported at
-        inner_start = now();
+        inner_start = now_seconds();
       }
       // Exchange s is in flight (started in the previous step, or before the loop); the inner compute needs
       // nothing of it.
       steps.compute_inner(s, team);
 #pragma omp master
       {
-        const double wait_start = now();
+        const double wait_start = now_seconds();
         t.compute_s += wait_start - inner_start;
         // Waited for even after a refused mark, so that the run leaves nothing in flight (when a part stays
         // unmarked, until the wait times out); the refused mark is the failure reported.
@@ -101,7 +96,7 @@ Timings run_proxy_early_bird(const Steps& steps, ProxyThread& proxy, int threads
           failure = std::current_exception();
         }
         if (refused) failure = refused;
-        const double wait_end = now();
+        const double wait_end = now_seconds();
         t.comm_s += wait_end - wait_start;
         t.wait_s += wait_end - wait_start;
         // Exchange s+1 starts now with its transfers held; compute_boundary(s) releases them part by part.
@@ -114,14 +109,14 @@ Timings run_proxy_early_bird(const Steps& steps, ProxyThread& proxy, int threads
           failure = std::current_exception();
         }
         next.set(&proxy, current);
-        boundary_start = now();
+        boundary_start = now_seconds();
         t.comm_s += boundary_start - wait_end;
         failed = failure != nullptr;
       }
       if (!finish_proxy_step(steps, s, boundary_team, failed, boundary_start, t)) break;
     }
   }
-  t.total_s = now() - begin;
+  t.total_s = now_seconds() - begin;
   if (failure) std::rethrow_exception(failure);
   return t;
 }

@@ -19,22 +19,20 @@
 namespace proxy::harness {
 namespace {
 
-double now() noexcept { return now_seconds(); }
-
 // An exchange from the calling thread: blocking all of it is waiting; posted, the posting is comm only.
 void exchange_timed(const Steps& steps, int e, Timings& t) {
-  const double start = now();
+  const double start = now_seconds();
   if (steps.exchange) {
     steps.exchange(e);
-    const double done = now();
+    const double done = now_seconds();
     t.comm_s += done - start;
     t.wait_s += done - start;
     return;
   }
   steps.post(e);
-  const double posted = now();
+  const double posted = now_seconds();
   steps.complete();
-  const double done = now();
+  const double done = now_seconds();
   t.comm_s += done - start;
   t.wait_s += done - posted;
 }
@@ -70,42 +68,42 @@ void compute(const Steps& steps, int s, StepThread team) {
 
 Timings run_sync(const Steps& steps, int& at) {
   Timings t;
-  const double begin = now();
+  const double begin = now_seconds();
   for (int s = 0; s < steps.count; ++s) {
     at = s;
     exchange_timed(steps, s, t);
-    const double compute_start = now();
+    const double compute_start = now_seconds();
     compute(steps, s, StepThread{});
-    t.compute_s += now() - compute_start;
+    t.compute_s += now_seconds() - compute_start;
     if (done_after_step(steps, s)) break;
   }
-  t.total_s = now() - begin;
+  t.total_s = now_seconds() - begin;
   return t;
 }
 
 Timings run_async(const Steps& steps, int& at) {
   Timings t;
-  const double begin = now();
+  const double begin = now_seconds();
   for (int e = 0; e < steps.lookahead && e < steps.count; ++e) exchange_timed(steps, e, t);
   for (int s = 0; s < steps.count; ++s) {
     at = s;
     const int e = s + steps.lookahead;
     const bool posting = e < steps.count;
-    const double post_start = now();
+    const double post_start = now_seconds();
     if (posting) steps.post(e);
-    const double inner_start = now();
+    const double inner_start = now_seconds();
     steps.compute_inner(s, StepThread{});
-    const double wait_start = now();
+    const double wait_start = now_seconds();
     if (posting) steps.complete();
-    const double boundary_start = now();
+    const double boundary_start = now_seconds();
     if (steps.compute_boundary) steps.compute_boundary(s, StepThread{});
-    const double end = now();
+    const double end = now_seconds();
     t.comm_s += (inner_start - post_start) + (boundary_start - wait_start);
     t.wait_s += boundary_start - wait_start;
     t.compute_s += (wait_start - inner_start) + (end - boundary_start);
     if (done_after_step(steps, s)) break;
   }
-  t.total_s = now() - begin;
+  t.total_s = now_seconds() - begin;
   return t;
 }
 
@@ -115,7 +113,7 @@ Timings run_mt(const Steps& steps, int threads, int& at) {
   std::exception_ptr failure;  // set by the master, read by all after a barrier
   bool failed = false;
   bool done = false;  // done_after's answer, likewise
-  const double begin = now();
+  const double begin = now_seconds();
 #pragma omp parallel num_threads(threads)
   {
     const StepThread team{omp_get_thread_num(), omp_get_num_threads()};
@@ -130,11 +128,11 @@ Timings run_mt(const Steps& steps, int threads, int& at) {
           failure = std::current_exception();
           failed = true;
         }
-        exchanged = now();
+        exchanged = now_seconds();
       }
 #pragma omp barrier
       if (failed) break;  // read between two barriers: every thread sees the same value and all leave together
-      const double compute_start = now();
+      const double compute_start = now_seconds();
 #pragma omp master
       {
         // Releasing the team after the exchange is part of it: the team idled waiting.
@@ -144,11 +142,11 @@ Timings run_mt(const Steps& steps, int threads, int& at) {
       compute(steps, s, team);
 #pragma omp barrier
 #pragma omp master
-      t.compute_s += now() - compute_start;
+      t.compute_s += now_seconds() - compute_start;
       if (team_done_after_step(steps, s, failure, failed, done)) break;
     }
   }
-  t.total_s = now() - begin;
+  t.total_s = now_seconds() - begin;
   if (failure) std::rethrow_exception(failure);
   return t;
 }
@@ -161,12 +159,12 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
   bool failed = false;
   bool done = false;  // done_after's answer, likewise
   if (steps.prepare_proxy) steps.prepare_proxy(proxy);
-  const double begin = now();
+  const double begin = now_seconds();
   try {
     for (int e = 0; e < steps.lookahead && e < steps.count; ++e) {
-      const double start = now();
+      const double start = now_seconds();
       proxy.wait(steps.start_on_proxy(proxy, e));
-      const double done = now();
+      const double done = now_seconds();
       t.comm_s += done - start;
       t.wait_s += done - start;
     }
@@ -185,27 +183,27 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
 #pragma omp master
       {
         at = s;
-        const double start = now();
+        const double start = now_seconds();
         try {
           if (e < steps.count) ticket = steps.start_on_proxy(proxy, e);
         } catch (...) {
           failure = std::current_exception();
         }
-        inner_start = now();
+        inner_start = now_seconds();
         t.comm_s += inner_start - start;
       }
       // The inner compute needs nothing of exchange e: it runs while the proxy moves it.
       steps.compute_inner(s, team);
 #pragma omp master
       {
-        const double wait_start = now();
+        const double wait_start = now_seconds();
         t.compute_s += wait_start - inner_start;
         try {
           if (!failure && e < steps.count) proxy.wait(ticket);
         } catch (...) {
           failure = std::current_exception();
         }
-        wait_end = now();
+        wait_end = now_seconds();
         t.comm_s += wait_end - wait_start;
         t.wait_s += wait_end - wait_start;
         failed = failure != nullptr;
@@ -214,7 +212,7 @@ Timings run_proxy(const Steps& steps, ProxyThread& proxy, int threads, int& at) 
       if (team_done_after_step(steps, s, failure, failed, done)) break;
     }
   }
-  t.total_s = now() - begin;
+  t.total_s = now_seconds() - begin;
   if (failure) std::rethrow_exception(failure);
   return t;
 }
