@@ -47,7 +47,8 @@ apps::Options make_options() {
       .option("geometry", "PXxPYxPZ",
               "ranks along x, y, z; their product must equal the number of ranks\n"
               "(default: split z, then y, keeping the unit-stride x whole)")
-      .option("tol", "T", "stop when ||r||_2 / ||b||_2 <= T (T >= 2.2e-16, double precision's epsilon)", "1e-8")
+      .option("tol", "T", "stop when ||r||_2 / ||b||_2 <= T (T >= 2.2e-16, double precision's epsilon to two\n"
+              "digits)", "1e-8")
       .number()
       .option("max-iters", "K", "stop after K iterations at most (1 to 100000000)", "500")
       .range(1, cg3d::kMaxIterations)

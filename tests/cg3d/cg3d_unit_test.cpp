@@ -12,6 +12,7 @@
 #include "cg3d/kernels.hpp"
 #include "cg3d/problem.hpp"
 #include "cg3d/serial.hpp"
+#include "cg3d/solver.hpp"
 #include "proxy/harness/mode.hpp"
 #include "redblack3d/norms.hpp"
 
@@ -79,6 +80,23 @@ TEST(Variant, ParsesItsNames) {
   EXPECT_EQ(parse_variant("classic"), Variant::classic);
   EXPECT_EQ(parse_variant("pipelined"), Variant::pipelined);
   EXPECT_THROW(parse_variant("chebyshev"), proxy::harness::InvalidSettings);
+}
+
+// The bound --help states (2.2e-16) is the bound checked: accepted at it, refused at the next double below it,
+// and the message prints that value so that it does not read as the bound.
+TEST(Validate, ToleranceBoundIsTheStatedOne) {
+  RunSettings settings;
+  settings.global = {8, 8, 8};
+  settings.tol = 2.2e-16;
+  EXPECT_NO_THROW(validate(settings, 1));
+  settings.tol = std::nextafter(2.2e-16, 0.0);
+  try {
+    validate(settings, 1);
+    ADD_FAILURE() << "--tol 2.1999999999999998e-16 was accepted";
+  } catch (const proxy::harness::InvalidSettings& refusal) {
+    EXPECT_STREQ(refusal.what(), "--tol 2.1999999999999998e-16 is below 2.2e-16 (double precision's epsilon to two "
+                                 "digits): no computed residual means it");
+  }
 }
 
 TEST(InitialGuess, IsTheSameForEveryDecomposition) {

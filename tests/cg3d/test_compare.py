@@ -132,6 +132,21 @@ class CompareTest(unittest.TestCase):
                                         "refused on purpose"])
         self.assertEqual(done.stdout, "")
 
+    def test_tolerance_at_the_stated_bound_runs(self):
+        """--tol 2.2e-16, the bound --help states (cg3d's): passed on as written, the run converges."""
+        done = compare("--n", 8, "--tol", "2.2e-16", "--reps", 1, "--modes", "sync", "--variants", "classic")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue(done.stdout.startswith("cg3d 8x8x8, tol 2.2e-16, "), done.stdout)
+        self.assertIn("--tol 2.2e-16", done.stderr)
+
+    def test_tolerance_below_the_stated_bound_is_a_usage_error(self):
+        """--tol 2.1999999999999998e-16, the next double below 2.2e-16: exit 2 with cg3d's line, nothing run."""
+        done = compare("--n", 8, "--tol", "2.1999999999999998e-16")
+        self.assertEqual((done.returncode, errors(done)),
+                         (2, ["compare: error: --tol 2.1999999999999998e-16 is below 2.2e-16 (double precision's "
+                              "epsilon to two digits): no computed residual means it"]), done.stderr)
+        self.assertNotIn("+ ", done.stderr)
+
     def test_a_value_the_driver_refuses_is_a_usage_error(self):
         """--max-iters beyond cg3d's bound: the first run's refusal, exit 2 (the user's to change), nothing else
         run."""

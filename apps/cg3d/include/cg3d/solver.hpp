@@ -39,10 +39,13 @@ struct RunSettings {
 
 // The most iterations a run may take (their steps must fit one harness run).
 inline constexpr int kMaxIterations = 100'000'000;
-// The smallest --tol: double precision's epsilon. Below it the recurrences' residual can still reach the
-// tolerance (it underflowed to 0 at 8^3 with --tol 1e-300) while the true one cannot (6e-15 there): the run
-// said "converged" to a tolerance no computed residual means.
-inline constexpr double kMinTolerance = std::numeric_limits<double>::epsilon();
+// The smallest --tol: double precision's epsilon (2.220446e-16) to the two digits the help states, so that the
+// bound a user reads is the bound checked (2.2e-16 is accepted, the next double below it refused). Below it the
+// recurrences' residual can still reach the tolerance (it underflowed to 0 at 8^3 with --tol 1e-300) while the
+// true one cannot (6e-15 there): the run said "converged" to a tolerance no computed residual means.
+inline constexpr double kMinTolerance = 2.2e-16;
+static_assert(kMinTolerance <= std::numeric_limits<double>::epsilon() &&
+              kMinTolerance > 0.99 * std::numeric_limits<double>::epsilon());
 
 // --verify's tolerances (solver.cpp says why).
 inline constexpr double kHistoryTolerance = 1e-10;  // max_k |h_k - h_serial_k| / h_serial_0, h_k = ||r_k|| / ||b||
