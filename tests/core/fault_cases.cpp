@@ -11,6 +11,13 @@
 //                     one line within 2 x PROXY_WAIT_TIMEOUT, then the job ends
 //   mpi-error         rank 0, after its ProxyThread has gone, sends to a rank outside MPI_COMM_WORLD: an error of
 //                     the program's own MPI call stays fatal (the proxy's handler returns only the loop's)
+//   never-waited      rank 0 starts a plan whose peer never sends and never waits on it: the shutdown cancels it
+//                     after PROXY_WAIT_TIMEOUT with one line naming plan and epoch; both ranks exit 0
+//   unwind-plan       rank 0 starts that plan, then a proxy::Error thrown in the proxy's scope is caught outside
+//                     it: ~ProxyThread runs while it unwinds and cancels the plan at once (no drain), so the
+//                     program reports it and exits 1 long before PROXY_WAIT_TIMEOUT
+//   unwind-collective as unwind-plan with a tracked MPI_Ibarrier rank 1 never enters, which cannot be cancelled:
+//                     one line at once, then the job ends
 // Rank 1 of the failing cases sleeps (up to 5 minutes, well past any CTest timeout) until the abort ends it.
 #include <atomic>
 #include <chrono>
@@ -53,6 +60,12 @@ int call_abandoned(proxy::ProxyThread& proxy) {
 
 }  // namespace
 
+// never-waited and unwind-*: rank 0's epoch that never completes (rank 1 sends nothing).
+proxy::Ticket start_lonely_receive(proxy::ProxyThread& proxy, const proxy::Plan& plan) {
+  if (proxy.rank() != 0) return {};
+  return proxy.start(plan);
+}
+
 int main(int argc, char** argv) try {
   proxy::Environment env(argc, argv);
   const std::string which = argc > 1 ? argv[1] : "";
@@ -63,6 +76,42 @@ int main(int argc, char** argv) try {
   if (which == "abort-line") {
     if (env.rank() == 0) proxy::Environment::abort("rank 0: error: ending the job on purpose", 3);
     sleep_until_killed();
+  }
+  if (which == "never-waited") {
+    int value = 0;
+    {
+      proxy::ProxyThread proxy;
+      proxy::PlanSpec spec("never waited");
+      if (proxy.rank() == 0) spec.recv(1, 5, &value, 1, MPI_INT);
+      const proxy::Plan plan = proxy.commit(spec);
+      start_lonely_receive(proxy, plan);
+    }
+    std::printf("rank %d: ProxyThread shut down\n", env.rank());
+    return 0;
+  }
+  if (which == "unwind-plan" || which == "unwind-collective") {
+    int value = 0;
+    try {
+      proxy::ProxyThread proxy;
+      proxy::PlanSpec spec("unwound");
+      if (proxy.rank() == 0) spec.recv(1, 5, &value, 1, MPI_INT);
+      const proxy::Plan plan = proxy.commit(spec);
+      if (proxy.rank() == 0) {
+        start_lonely_receive(proxy, plan);
+        if (which == "unwind-collective")
+          proxy.submit([](proxy::ClosureContext& context) {
+            MPI_Request request = MPI_REQUEST_NULL;
+            MPI_Ibarrier(context.comm(), &request);
+            context.track(request);
+          }, "ibarrier");
+        throw proxy::Error("thrown on purpose in the proxy's scope");
+      }
+      if (which == "unwind-collective") sleep_until_killed();
+    } catch (const proxy::Error& error) {  // outside the proxy's scope: ~ProxyThread ran while it unwound
+      std::fprintf(stderr, "rank %d: error: %s\n", env.rank(), error.what());
+      return 1;
+    }
+    return 0;
   }
   int status = 0;
   {

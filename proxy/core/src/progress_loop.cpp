@@ -131,7 +131,9 @@ std::size_t ProgressLoop::drain() {
     switch (command.kind) {
       case Command::Kind::stop:
         stopping_ = true;
-        drain_deadline_ = Notifier::Clock::now() + config_.wait_timeout;
+        stopping_at_once_ = channel_.stop_at_once.load(std::memory_order_acquire);
+        drain_deadline_ = Notifier::Clock::now();
+        if (!stopping_at_once_) drain_deadline_ += config_.wait_timeout;
         break;
       case Command::Kind::release:
         command.plan->release_when_idle();
@@ -236,26 +238,40 @@ bool ProgressLoop::shut_down() {
   const detail::ExclusiveSection::Guard one_runner(runner_);
   if (active_.empty() && channel_.queue.size_approx() == 0) return true;
   if (Notifier::Clock::now() < drain_deadline_) return false;
-  // Out of patience. What cannot be cancelled (collectives) would leave MPI_Finalize waiting for a peer:
-  // report it and end the job rather than cancel it or hang.
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f s", static_cast<double>(config_.wait_timeout.count()) / 1000.0);
+  const std::string rank = "rank " + std::to_string(channel_.rank) + ": ";
+  // Out of patience, or an exception is unwinding through ~ProxyThread. What cannot be cancelled (collectives)
+  // would leave MPI_Finalize waiting for a peer: report it and end the job rather than cancel it or hang.
   for (const auto& entry : active_) {
     const Operation& op = *entry.operation;
     if (op.cancellable()) continue;
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.1f s", static_cast<double>(config_.wait_timeout.count()) / 1000.0);
-    Environment::abort("proxy: error: rank " + std::to_string(channel_.rank) + ": shutdown could not drain " +
-                           op.label() + " epoch " + std::to_string(entry.epoch) + " within " + seconds +
-                           " (PROXY_WAIT_TIMEOUT), outstanding: " + op.describe_outstanding() +
-                           ", which cannot be cancelled (they may be collectives): ending the job",
+    const std::string what = op.label() + " epoch " + std::to_string(entry.epoch);
+    const std::string outstanding = "outstanding: " + op.describe_outstanding() +
+                                    ", which cannot be cancelled (they may be collectives): ending the job";
+    if (stopping_at_once_)
+      Environment::abort("proxy: error: " + rank + "an exception unwound through the ProxyThread's destructor with " +
+                             what + " " + outstanding + " (catch proxy::Error inside the ProxyThread's scope, and "
+                             "end the job there: docs/porting.md, 7)",
+                         1);
+    Environment::abort("proxy: error: " + rank + "shutdown could not drain " + what + " within " + seconds +
+                           " (PROXY_WAIT_TIMEOUT), " + outstanding,
                        1);
   }
-  // The rest (plans' point-to-point requests) is cancelled; its waiters are told.
+  // The rest (plans' point-to-point requests) is cancelled; its waiters are told. An epoch nobody waited on
+  // and that the drain could not complete is named on stderr (the program's exit status is its own): nothing
+  // else would tell that its data never arrived. Cancelled because an exception is unwinding, it is not: the
+  // program reports that exception.
   for (auto& entry : active_) {
     Operation& op = *entry.operation;
+    const std::string outstanding = op.describe_outstanding();
     op.cancel();
+    if (!stopping_at_once_)
+      Environment::report("proxy: warning: " + rank + op.label() + " epoch " + std::to_string(entry.epoch) +
+                          " was started but never completed (no wait on its ticket?): cancelled at shutdown after " +
+                          seconds + " (PROXY_WAIT_TIMEOUT), outstanding: " + outstanding);
     fail(entry, std::make_exception_ptr(CommError(op.label(), op.outstanding_peer(), entry.epoch,
-                                                  "cancelled at proxy shutdown; outstanding: " +
-                                                      op.describe_outstanding())));
+                                                  "cancelled at proxy shutdown; outstanding: " + outstanding)));
     leave_active_set(entry);
   }
   active_.clear();

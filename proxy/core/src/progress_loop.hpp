@@ -48,6 +48,9 @@ struct ProxyChannel {
   Notifier completions;  // proxy -> waiting compute threads
   Notifier space;        // proxy -> producers held back by a full queue
   std::atomic<bool> stop_requested{false};
+  // Set with the stop by a destructor that runs while an exception unwinds through it: nobody will wait on
+  // what is outstanding, so the drain cancels it at once instead of waiting for the wait timeout.
+  std::atomic<bool> stop_at_once{false};
   std::atomic<int> bound_core{-1};
   std::atomic<std::thread::id> proxy_thread{};  // set when the loop starts
   int rank = 0;                                 // for reports; set before the loop starts
@@ -103,7 +106,8 @@ class ProgressLoop {
   // only if that test did not complete it. Otherwise pass(&first).
   Pass pass_starting(Command& first);
   // A stop command has been drained; then shut_down() says whether the loop is done (true once nothing is
-  // left, or after the drain deadline, having cancelled or reported what remained).
+  // left, or after the drain deadline, having cancelled or reported what remained). The deadline is the wait
+  // timeout after the stop, or the stop itself when it came with stop_at_once (an exception unwinding).
   bool stopping() const noexcept { return stopping_; }
   bool shut_down();
   bool has_active() const noexcept { return !active_.empty(); }
@@ -163,6 +167,7 @@ class ProgressLoop {
       "the progress loop: one thread at a time runs a pass (the proxy thread, or the progress token's holder)"};
   std::vector<ActiveOperation> active_;
   bool stopping_ = false;
+  bool stopping_at_once_ = false;  // the stop's channel_.stop_at_once, read when it was drained
   bool waiters_sleep_ = true;
   Notifier::Clock::time_point drain_deadline_;
   std::uint64_t busy_since_ = 0;  // ticks; 0: idle

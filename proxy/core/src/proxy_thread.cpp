@@ -178,6 +178,11 @@ ProxyThread::~ProxyThread() {
     ProxyChannel& channel = impl_->channel;
     Command stop;
     stop.kind = Command::Kind::stop;
+    // Unwinding (an exception thrown in the proxy's scope and caught outside it): nobody will wait on what is
+    // outstanding, so the proxy cancels it at once rather than drain it for the wait timeout before the
+    // program can report. Set before the stop is pushed: the push publishes it to the loop.
+    if (std::uncaught_exceptions() > uncaught_at_construction_)
+      channel.stop_at_once.store(true, std::memory_order_release);
     impl_->driver->command_queued();
     while (!channel.queue.try_push(std::move(stop))) std::this_thread::yield();  // the proxy always drains
     channel.stop_requested.store(true, std::memory_order_release);

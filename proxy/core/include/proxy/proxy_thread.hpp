@@ -19,15 +19,20 @@
 //     at a time, ordered by the token (MPI_THREAD_SERIALIZED still suffices; closures may run there too).
 //   - A given Plan is started by one thread at a time; any thread may wait on its ticket.
 //   - The destructor drains outstanding work within the wait timeout, cancelling what can be cancelled
-//     (plans' point-to-point requests). What cannot be cancelled (requests a closure tracked, which may be
-//     collectives) or a proxy stuck in a blocking MPI call ends the job instead: one line on stderr naming
-//     the operation, the rank and the time, then MPI_Abort. It never waits for the proxy forever and never
-//     leaves a detached thread behind in a process that goes on.
+//     (plans' point-to-point requests) and naming each cancelled epoch on stderr in one line ("proxy:
+//     warning: ..."; the exit status stays the program's). What cannot be cancelled (requests a closure
+//     tracked, which may be collectives) or a proxy stuck in a blocking MPI call ends the job instead: one
+//     line on stderr naming the operation, the rank and the time, then MPI_Abort (exit status 1). It never
+//     waits for the proxy forever and never leaves a detached thread behind in a process that goes on.
+//     Run while an exception unwinds through it (thrown in its scope, caught outside), it does not drain:
+//     it cancels what can be cancelled at once, silently (the program reports the exception), and ends the
+//     job at once, with one line, for what cannot.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -199,6 +204,9 @@ class ProxyThread {
   ProgressStrategy progress_ = ProgressStrategy::dedicated;
   const ProgressDemand* pending_ = nullptr;  // the driver's demand(): work progress points can move
   std::unique_ptr<Impl> impl_;
+  // std::uncaught_exceptions() when constructed: more at destruction means an exception is unwinding through
+  // the destructor (it then cancels outstanding work at once instead of draining it).
+  int uncaught_at_construction_ = std::uncaught_exceptions();
 };
 
 }  // namespace proxy
