@@ -41,6 +41,11 @@ std::string extent_text(const Extent& e, char separator) {
   return std::to_string(e[0]) + separator + std::to_string(e[1]) + separator + std::to_string(e[2]);
 }
 
+// "1 rank", "2 ranks": counts in messages agree with their noun.
+std::string counted(long long count, const std::string& noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 }  // namespace
 
 void validate(const RunSettings& s, int ranks) {
@@ -52,8 +57,8 @@ void validate(const RunSettings& s, int ranks) {
   }
   const long long needed = 1LL * s.geometry[0] * s.geometry[1] * s.geometry[2];
   if (needed != ranks) {
-    throw InvalidSettings("--geometry " + extent_text(s.geometry, 'x') + " needs " + std::to_string(needed) +
-                          " ranks, but " + std::to_string(ranks) + (ranks == 1 ? " is" : " are") + " running");
+    throw InvalidSettings("--geometry " + extent_text(s.geometry, 'x') + " needs " + counted(needed, "rank") +
+                          ", but " + std::to_string(ranks) + (ranks == 1 ? " is" : " are") + " running");
   }
   const char* const axis = "xyz";
   const std::string where = " (--n " + extent_text(s.global, ',') + ", --geometry " + extent_text(s.geometry, 'x') + ")";
@@ -61,8 +66,8 @@ void validate(const RunSettings& s, int ranks) {
   for (int d = 0; d < 3; ++d) {
     const int points = s.global[d], parts = s.geometry[d];
     if (points < parts) {
-      throw InvalidSettings(std::to_string(points) + " points along " + axis[d] + " cannot be split over " +
-                            std::to_string(parts) + " ranks" + where);
+      throw InvalidSettings(counted(points, "point") + " along " + axis[d] + " cannot be split over " +
+                            counted(parts, "rank") + where);
     }
     // Overlap needs an inner region: a block cut on both sides along d must keep a plane that is not a face.
     const int thinnest = points / parts;

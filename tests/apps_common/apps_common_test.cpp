@@ -86,6 +86,8 @@ TEST(AppsOptions, BadCommandLinesNameTheCulprit) {
   EXPECT_EQ(bad({"--nn", "3"}), "unknown option '--nn' (see --help)");
   EXPECT_EQ(bad({"--n"}), "option --n needs a value (N)");
   EXPECT_EQ(bad({"--verify=yes"}), "option --verify takes no value, got 'yes'");
+  EXPECT_EQ(bad({"--n=", "8"}), "option --n needs a value after '=' (N)");  // not 8: the next word is no value
+  EXPECT_EQ(bad({"--n="}), "option --n needs a value after '=' (N)");
   EXPECT_EQ(bad({"stray"}), "unexpected argument 'stray' (options start with --; see --help)");
   EXPECT_EQ(bad({"--n", "1", "--n", "2"}), "option --n given twice");
   EXPECT_EQ(bad({"--n", "0"}), "--n: Value 0 not in range 1 to 1048576");

@@ -311,6 +311,9 @@ std::vector<std::string> Options::normalised(int argc, const char* const* argv) 
       const bool builtin_flag = name == kVersion || name == kShowConfig;
       if ((builtin_flag || (s != nullptr && s->is_flag)) && eq != std::string::npos)
         throw UsageError("option --" + name + " takes no value, got '" + arg.substr(eq + 1) + "'");
+      // '--n=' with nothing after it: CLI11 would take the next word as the value ('--n= 8' ran with 8).
+      if (s != nullptr && !s->is_flag && eq + 1 == arg.size())
+        throw UsageError("option --" + name + " needs a value after '=' (" + s->value_name + ")");
       // The next word is this option's value, whatever it looks like: copy it without looking at it.
       if (s != nullptr && !s->is_flag && eq != std::string::npos) s->given = arg.substr(arg.find('=') + 1);
       if (s != nullptr && !s->is_flag && eq == std::string::npos && i + 1 < argc) {
