@@ -35,6 +35,9 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// The kernel follows at most 40 links in a path (ELOOP beyond): link_target follows no more.
+constexpr int kMostLinks = 40;
+
 // Free space below this on an output's file system refuses the output before the run: every program's output
 // (a run record, a model, a table) is far smaller, and a full disk would otherwise lose the run's result after
 // all its work. (A quota is not seen here; its failed write is still reported, after the run.)
@@ -52,8 +55,23 @@ std::string no_room_reason(const std::string& what, const std::string& where) {
 
 }  // namespace
 
+std::string link_target(const std::string& path) {
+  std::string current = path;
+  for (int links = 0; links <= kMostLinks; ++links) {
+    std::array<char, 4096> buffer{};
+    const ssize_t length = ::readlink(current.c_str(), buffer.data(), buffer.size());
+    if (length < 0) return current;  // not a link (EINVAL), or not there (ENOENT): the file itself
+    if (static_cast<std::size_t>(length) == buffer.size())
+      throw std::runtime_error("a symbolic link's target is too long");
+    std::string next(buffer.data(), static_cast<std::size_t>(length));
+    if (next.front() != '/' && current.find('/') != std::string::npos) next = directory_of(current) + "/" + next;
+    current = std::move(next);
+  }
+  throw std::runtime_error(std::strerror(ELOOP));
+}
+
 std::string unwritable_reason(const std::string& option, const std::string& path) {
-  const std::string what = option + " " + path + ": ";
+  std::string what = option + " " + path + ": ";
   if (path.empty()) return option + ": empty file name";
   struct stat info{};
   if (::stat(path.c_str(), &info) == 0) {
@@ -65,7 +83,16 @@ std::string unwritable_reason(const std::string& option, const std::string& path
     return no_room_reason(what, path);
   }
   if (errno != ENOENT) return what + std::strerror(errno);
-  const std::string directory = directory_of(path);
+  // A symbolic link whose target does not exist (yet): opening it creates the target, so the target's
+  // directory must take a new file, not the link's (stat said ENOENT for both alike).
+  std::string file;
+  try {
+    file = link_target(path);
+  } catch (const std::runtime_error& error) {
+    return what + error.what();
+  }
+  if (file != path) what += "a symbolic link to '" + file + "': ";
+  const std::string directory = directory_of(file);
   if (::stat(directory.c_str(), &info) != 0) return what + "directory '" + directory + "': " + std::strerror(errno);
   if (!S_ISDIR(info.st_mode)) return what + "'" + directory + "' is not a directory";
   // access() says yes where creating says no (root in sysfs or procfs, NFS's root squashing): create a probe

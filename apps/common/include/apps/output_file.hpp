@@ -5,6 +5,9 @@
 // header or JSON Lines keys: RunRecord::mismatch_with), and a file another process keeps locked for 2 s (at
 // most half PROXY_WAIT_TIMEOUT) is refused naming the holder (records are appended under the lock).
 // A file system with less than 64 KiB free is refused too: the output would fail only after the run.
+// A symbolic link is checked as what it points to: a link to a file that does not exist yet (opening it
+// creates the file) needs that file's directory, and a link into a missing directory is refused before the run:
+// "--output runs.csv: a symbolic link to '/x/runs.csv': directory '/x': No such file or directory".
 // The messages say why, with strerror: "--output /x/runs.csv: directory '/x' does not exist".
 // Thread contract: any thread; check_record_output is collective over comm (the thread that may call MPI,
 // before the run's proxy thread starts).
@@ -17,6 +20,12 @@
 #include "apps/run_record.hpp"
 
 namespace apps {
+
+// The file that writing `path` lands on: a symbolic link, or a chain of them (at most 40, as the kernel
+// follows), resolved to its last target, which need not exist (a relative target is taken from the link's
+// directory); any other path as it is. Throws std::runtime_error for a longer chain (a loop). Who replaces
+// an output by renaming a temporary file onto it renames onto this, so that the user's link stays a link.
+std::string link_target(const std::string& path);
 
 // Why `path` cannot be written (created or appended to; its file system has under 64 KiB free), or "" when it
 // can. option names it in the message ("--output"). Leaves everything as it was: where `path` does not exist
