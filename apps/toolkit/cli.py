@@ -274,14 +274,19 @@ def check_output_file(path, name):
     """A usage error unless `path` can be written: a directory, a pipe or device, a missing parent directory
     or one where no file can be created, a file system with under 64 KiB free are refused (checked before any
     work is done, as the drivers' apps::unwritable_reason does: a pipe would hold the write for ever, after
-    the runs)."""
+    the runs). A symbolic link to a file that does not exist yet is checked as that file (writing creates
+    it): a link into a missing directory is refused too."""
     path = Path(path)
     kind = path_kind(path, f"{name} '{path}'")
     if kind == "directory":
         raise UsageError(f"{name} '{path}' is a directory, not a file")
-    parent = path.parent if str(path.parent) else Path(".")
-    if path_kind(parent, f"{name} '{path}'") != "directory":
-        raise UsageError(f"{name} '{path}': the directory '{parent}' does not exist")
+    target, what = path, f"{name} '{path}'"
+    if kind == "missing" and os.path.islink(path):
+        target = Path(os.path.realpath(path))  # follows the links as far as they go (no loop: path_kind said)
+        what = f"{name} '{path}': a symbolic link to '{target}'"
+    parent = target.parent if str(target.parent) else Path(".")
+    if path_kind(parent, what) != "directory":
+        raise UsageError(f"{what}: the directory '{parent}' does not exist")
     if kind != "missing":
         if kind != "file":
             raise UsageError(f"{name} '{path}' is not a regular file (a device, pipe or socket)")
@@ -293,8 +298,8 @@ def check_output_file(path, name):
             os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             probe.unlink()
         except OSError as error:
-            raise UsageError(f"{name} '{path}': cannot create a file in '{parent}': {error.strerror}") from None
-    check_room(path, name)
+            raise UsageError(f"{what}: cannot create a file in '{parent}': {error.strerror}") from None
+    check_room(target, name)
 
 
 def record_format(path, name="--output"):

@@ -164,6 +164,32 @@ class TestTools(unittest.TestCase):
             self.assertEqual(str(records[0]["ranks"]), "2")
 
     @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
+    def test_output_links_checked_as_their_target(self):
+        """A symbolic link whose target does not exist is checked as that target: one into a missing folder is
+        refused before any run (cli.check_output_file probed the link's own folder and passed it; the write
+        failed after all the runs), one into a folder that exists is written through, the link kept."""
+        missing = self.dir / "missing"
+        for tool, option, name in ((COMPARE, "--output", "runs.csv"), (COMPARE_PANELS, "--output", "runs.json"),
+                                   (COMPARE_PANELS, "--plot", "panels.png")):
+            link = self.dir / f"link-{name}"
+            link.unlink(missing_ok=True)
+            link.symlink_to(missing / name)
+            done = run([tool, "--driver", REDBLACK3D if tool == COMPARE else SUMMA, option, link])
+            program = Path(tool).name.removesuffix(".py")
+            self.assertEqual((done.returncode, done.stderr.strip()),
+                             (2, f"{program}: error: {option} '{link}': a symbolic link to '{missing / name}': "
+                                 f"the directory '{missing}' does not exist"), tool)
+        self.assertFalse(missing.exists())
+        link = self.dir / "through.csv"
+        link.symlink_to("target.csv")  # relative: beside the link
+        done = run([COMPARE, "--driver", REDBLACK3D, "--n=8", "--iters", "1", "--modes", "sync", "--cores", "2",
+                    "--mpiexec", mpiexec(), "--output", link])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue(link.is_symlink())
+        self.assertEqual([r["mode"] for r in csv.DictReader((self.dir / "target.csv").read_text().splitlines())],
+                         ["sync"])
+
+    @unittest.skipUnless(built(REDBLACK3D), "redblack3d is not built")
     def test_compare_shows_the_drivers_ideal_proxy(self):
         """One ideal-proxy formula: compare passes the s of the strategy its proxy ran (auto on 2 cores asks
         for both: cooperative, s = 0) to the driver, shows the driver's ideal_proxy_s in its table and puts
