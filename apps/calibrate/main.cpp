@@ -4,6 +4,7 @@
 // model's choice changes. No MPI: the team collectives are threads of one process.
 // Exit status: 0, 2 for bad input (checked before measuring: --output exists without --force, an
 // unwritable --output or --csv, --model without --predict-only), 1 when a result cannot be written after all.
+// A symbolic --output or --csv is written through: the file it points to gets the result, the link stays.
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -358,7 +359,7 @@ int run(int argc, char** argv) {
     csv.close();  // the buffered rows reach the file here (errno: its failure, or the open's)
     if (!csv) {
       const int error = errno;
-      std::remove(path.c_str());
+      std::remove(apps::link_target(path).c_str());  // the partial table; a symbolic link to it stays
       throw std::runtime_error("--csv " + path + ": cannot be written" +
                                (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
     }

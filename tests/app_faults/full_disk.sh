@@ -53,5 +53,5 @@ expect 1 "^calibrate: error: --csv $work/table.csv: cannot be written: File too 
   bash -c 'trap "" XFSZ; ulimit -f 0; exec "$@"' _ "$calibrate" --threads 2 --sizes 8 --output "$work/new.model" \
   --csv "$work/table.csv"
 [ ! -e "$work/table.csv" ] && [ ! -e "$work/new.model" ] || fail "a failed write left $(ls "$work")"
-! ls -A "$work" | grep -q '\.tmp-' || fail "a temporary model was left in $work: $(ls -A "$work")"
+! ls -A "$work" | grep -q '\.tmp' || fail "a temporary model was left in $work: $(ls -A "$work")"
 echo "full_disk: all cases passed"

@@ -115,6 +115,36 @@ TEST(CollectiveModel, TreeForShortVectorsTiledForLongOnes) {
   EXPECT_EQ(model.predict(AllreduceAlgorithm::tree_one_stage, {1, 1}, 4096), 0.0) << "one thread: nothing to do";
 }
 
+// save() renames a temporary onto the model: through a symbolic link it replaced the link by a regular file
+// (what calibrate --output wrote no longer reached the link's target), and the temporary's name, the model's
+// plus ".tmp-PID", was too long for a legal 255-byte model name (ENAMETOOLONG after calibrate's measurements).
+TEST(CollectiveModel, SaveWritesThroughALinkAndTakesAFullLengthName) {
+  const std::string dir = ::testing::TempDir() + "proxy-model-links-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0) << dir;
+  const auto is_link = [](const std::string& path) {
+    struct stat info{};
+    return ::lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode);
+  };
+  ModelParameters parameters;
+  parameters.a_alpha = 4.5e-7;
+  // A link to a model not there yet (relative, beside it), then the same link again onto the existing model.
+  ASSERT_EQ(::symlink("kept.model", (dir + "/link.model").c_str()), 0);
+  for (const double a_alpha : {4.5e-7, 5.5e-7}) {
+    parameters.a_alpha = a_alpha;
+    CollectiveModel(parameters).save(dir + "/link.model");
+    EXPECT_TRUE(is_link(dir + "/link.model")) << "the link was replaced by a file";
+    EXPECT_DOUBLE_EQ(CollectiveModel::load(dir + "/kept.model").parameters().a_alpha, a_alpha);
+  }
+  const std::string longest = dir + "/" + std::string(255, 'm');
+  CollectiveModel(parameters).save(longest);
+  EXPECT_DOUBLE_EQ(CollectiveModel::load(longest).parameters().a_alpha, 5.5e-7);
+  std::vector<std::string> left;
+  for (const char* name : {"link.model", "kept.model"}) left.push_back(dir + "/" + name);
+  left.push_back(longest);
+  for (const auto& path : left) EXPECT_EQ(::unlink(path.c_str()), 0) << path;
+  EXPECT_EQ(::rmdir(dir.c_str()), 0) << "a temporary file was left in " << dir;
+}
+
 TEST(CollectiveModel, FileRoundTripAndBadLinesNamed) {
   ModelParameters parameters;
   parameters.a_alpha = 3.5e-7;

@@ -2,6 +2,8 @@
 #include "proxy/collective_model.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +22,30 @@
 namespace proxy {
 
 namespace {
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The file that writing `path` lands on: a symbolic link, or a chain of them (at most 40, as the kernel
+// follows), resolved to its last target (which need not exist), so that a rename replaces what the link
+// points to and keeps the link; any other path as it is. A longer chain (a loop) is an Error.
+std::string link_target(const std::string& path) {
+  std::string current = path;
+  for (int links = 0; links <= 40; ++links) {
+    std::array<char, 4096> buffer{};
+    const ssize_t length = ::readlink(current.c_str(), buffer.data(), buffer.size());
+    if (length < 0) return current;  // not a link (EINVAL), or not there yet (ENOENT): written as named
+    if (static_cast<std::size_t>(length) == buffer.size())
+      throw Error("cannot write collective model file '" + path + "': a symbolic link's target is too long");
+    std::string next(buffer.data(), static_cast<std::size_t>(length));
+    if (next.front() != '/' && current.find('/') != std::string::npos) next = directory_of(current) + "/" + next;
+    current = std::move(next);
+  }
+  throw Error("cannot write collective model file '" + path + "': too many levels of symbolic links");
+}
 
 int ceil_log2(int x) noexcept {
   int steps = 0;
@@ -298,9 +324,13 @@ CollectiveModel CollectiveModel::load(const std::string& path) {
 }
 
 void CollectiveModel::save(const std::string& path) const {
-  // Written beside it, then renamed over it: a failed write (a full disk) leaves an existing model as it was
-  // and no partial file behind.
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  // Written beside the file it replaces, then renamed over it: a failed write (a full disk) leaves an existing
+  // model as it was and no partial file behind. A symbolic link is written through (its target replaced, the
+  // link kept), and the temporary's name is short whatever the model's (a 255-byte name is legal).
+  const std::string target = link_target(path);
+  static std::atomic<unsigned> saves{0};
+  const std::string temporary = directory_of(target) + "/.proxy-model-" + std::to_string(::getpid()) + "-" +
+                                std::to_string(saves.fetch_add(1)) + ".tmp";
   std::ofstream out(temporary);
   if (!out) throw Error("cannot write collective model file '" + path + "': " + std::strerror(errno));
   out << "# proxy collective model (HPDC'13 section 2): a in seconds, b and B in seconds per byte\n";
@@ -315,7 +345,7 @@ void CollectiveModel::save(const std::string& path) const {
   }
   errno = 0;
   out.close();  // the buffered text reaches the file here: a full disk fails now, not before
-  if (!out || std::rename(temporary.c_str(), path.c_str()) != 0) {
+  if (!out || std::rename(temporary.c_str(), target.c_str()) != 0) {
     const int error = errno;
     std::remove(temporary.c_str());
     throw Error("cannot write collective model file '" + path + "'" +

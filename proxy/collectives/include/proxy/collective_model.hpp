@@ -86,7 +86,8 @@ class CollectiveModel {
   // '#' starts a comment. load() throws proxy::Error naming the file and bad line.
   static CollectiveModel load(const std::string& path);
   // Writes the file whole or not at all (a temporary beside it, renamed over it); throws proxy::Error with
-  // the reason ("No space left on device"), leaving an existing file as it was.
+  // the reason ("No space left on device"), leaving an existing file as it was. A symbolic link is written
+  // through: the file it points to is replaced (or created), the link kept.
   void save(const std::string& path) const;
   // The file named by PROXY_COLLECTIVE_MODEL when set (errors are thrown), else the built-in defaults.
   static CollectiveModel from_env();
