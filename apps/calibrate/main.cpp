@@ -3,8 +3,9 @@
 // predicted vs measured time of every team-allreduce algorithm per size, with the crossover where the
 // model's choice changes. No MPI: the team collectives are threads of one process.
 // Exit status: 0, 2 for bad input (checked before measuring: --output exists without --force, an
-// unwritable --output or --csv, --model without --predict-only), 1 when a result cannot be written after all.
-// A symbolic --output or --csv is written through: the file it points to gets the result, the link stays.
+// unwritable --output or --csv, both naming one file, --model without --predict-only, --output or --csv with
+// it), 1 when a result cannot be written after all. A symbolic --output or --csv is written through: the
+// file it points to gets the result, the link stays.
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -46,12 +47,13 @@ apps::Options declare_options() {
       .option("iters", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "2000")
       .suffixes()
       .range(1, 1000000)
-      .option("output", "FILE", "model file to write ('name value' lines); an existing one needs --force",
+      .option("output", "FILE",
+              "model file to write ('name value' lines); an existing one needs --force; not with --predict-only",
               "collectives.model")
       .flag("force", "overwrite an existing --output model")
-      .option("csv", "FILE", "also write the predicted-vs-measured table as CSV")
+      .option("csv", "FILE", "also write the predicted-vs-measured table as CSV (not with --predict-only)")
       .option("model", "FILE", "with --predict-only: the model to read (default: PROXY_COLLECTIVE_MODEL or built-in)")
-      .flag("predict-only", "measure nothing: print the model's predictions and choices for --sizes")
+      .flag("predict-only", "measure and write nothing: print the model's predictions and choices for --sizes")
       .flag("no-bind", "do not bind thread t to core t")
       .flag("verbose", "print the effective configuration first (also PROXY_VERBOSE=1)");
   options.alias("iterations", "iters");
@@ -171,20 +173,34 @@ int predict_only(const apps::Options& options, const std::vector<std::size_t>& s
   return 0;
 }
 
-// Before measuring anything: --model only means something with --predict-only, the model file and the
-// --csv table must be writable, and an existing model is replaced only with --force.
-void check_outputs(const apps::Options& options) {
-  if (options.given("model"))
+// Before anything is read or measured: --model only means something with --predict-only, and --output and
+// --csv only without it (it measures nothing and writes nothing).
+void check_mode(const apps::Options& options) {
+  if (options.flag_set("predict-only")) {
+    for (const char* name : {"output", "csv"})
+      if (options.given(name))
+        throw apps::UsageError(std::string("--") + name + " " + options.value(name) +
+                               " is written only by a calibration (--predict-only measures and writes nothing)");
+  } else if (options.given("model")) {
     throw apps::UsageError("--model " + options.value("model") +
                            " is read only with --predict-only (a calibration measures a new model for --output)");
+  }
+}
+
+// Before measuring anything: the model file and the --csv table must be writable and two files, and an
+// existing model is replaced only with --force.
+void check_outputs(const apps::Options& options) {
   const std::string output = options.value("output");
   if (std::string reason = apps::unwritable_reason("--output", output); !reason.empty()) throw apps::UsageError(reason);
   struct stat info{};
   if (!options.flag_set("force") && ::stat(output.c_str(), &info) == 0)
     throw apps::UsageError("--output " + output + ": the model file exists (pass --force to overwrite it)");
-  if (options.given("csv"))
-    if (std::string reason = apps::unwritable_reason("--csv", options.value("csv")); !reason.empty())
-      throw apps::UsageError(reason);
+  if (!options.given("csv")) return;
+  const std::string csv = options.value("csv");
+  if (std::string reason = apps::unwritable_reason("--csv", csv); !reason.empty()) throw apps::UsageError(reason);
+  if (apps::same_output_file(output, csv))
+    throw apps::UsageError("--output " + output + " and --csv " + csv +
+                           " are the same file (the model would replace the table): give two files");
 }
 
 int run(int argc, char** argv) {
@@ -203,6 +219,7 @@ int run(int argc, char** argv) {
     std::cout << options.show_config() << std::flush;
     if (options.show_config_requested()) return apps::kExitSuccess;
   }
+  check_mode(options);
   const proxy::Topology topology;
   const int threads = requested > 0 ? requested : std::max(2, topology.cores());
   if (options.flag_set("predict-only")) return predict_only(options, sizes, threads);

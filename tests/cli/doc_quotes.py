@@ -34,6 +34,8 @@ RUN = {
         ("mpi 2", ["{bin}/cg3d", "--tol", "0"], {}, 2),
     "compare: error: --modes: unknown mode 'bogus' (expected sync, async, mt, proxy)":
         ("serial", ["{source}/apps/cg3d/compare", "--modes", "bogus"], {}, 2),
+    "calibrate: error: --csv check.csv is written only by a calibration (--predict-only measures and writes nothing)":
+        ("serial", ["{bin}/calibrate", "--predict-only", "--csv", "check.csv"], {}, 2),
 }
 
 # quote -> (file under the source tree, fragment both contain)

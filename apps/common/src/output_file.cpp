@@ -35,6 +35,11 @@ std::string directory_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+std::string base_name(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // The kernel follows at most 40 links in a path (ELOOP beyond): link_target follows no more.
 constexpr int kMostLinks = 40;
 
@@ -68,6 +73,22 @@ std::string link_target(const std::string& path) {
     current = std::move(next);
   }
   throw std::runtime_error(std::strerror(ELOOP));
+}
+
+bool same_output_file(const std::string& first, const std::string& second) {
+  if (first == second) return true;
+  std::string a, b;
+  try {
+    a = link_target(first), b = link_target(second);
+  } catch (const std::runtime_error&) {
+    return false;  // a loop: unwritable_reason refuses it
+  }
+  struct stat x{}, y{};
+  if (::stat(a.c_str(), &x) == 0 && ::stat(b.c_str(), &y) == 0) return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+  // Not there yet: one name in one directory ("runs.csv" and "./runs.csv").
+  if (base_name(a) != base_name(b)) return false;
+  return ::stat(directory_of(a).c_str(), &x) == 0 && ::stat(directory_of(b).c_str(), &y) == 0 &&
+         x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
 std::string unwritable_reason(const std::string& option, const std::string& path) {

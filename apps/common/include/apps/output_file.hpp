@@ -27,6 +27,10 @@ namespace apps {
 // an output by renaming a temporary file onto it renames onto this, so that the user's link stays a link.
 std::string link_target(const std::string& path);
 
+// Whether two output paths name one file: the same file (device and inode) where both exist, else the same
+// name in the same directory, after link_target ("runs.csv", "./runs.csv" and a link to it are one file).
+bool same_output_file(const std::string& first, const std::string& second);
+
 // Why `path` cannot be written (created or appended to; its file system has under 64 KiB free), or "" when it
 // can. option names it in the message ("--output"). Leaves everything as it was: where `path` does not exist
 // yet, it creates a probe file beside it and removes it (only creating tells: root passes access() in sysfs,
