@@ -22,6 +22,8 @@
 namespace apps {
 namespace {
 
+using proxy::detail::directory_of;
+
 // How long the check before the run waits for a lock another process holds on the output file (a run
 // appending holds it for microseconds): 2 s, and at most half the wait timeout, which the other ranks
 // spend waiting for this check's outcome.
@@ -29,19 +31,10 @@ std::chrono::milliseconds lock_patience() {
   return std::min<std::chrono::milliseconds>(std::chrono::seconds(2), proxy::Config::from_env().wait_timeout / 2);
 }
 
-std::string directory_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 std::string base_name(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-
-// The kernel follows at most 40 links in a path (ELOOP beyond): link_target follows no more.
-constexpr int kMostLinks = 40;
 
 // Free space below this on an output's file system refuses the output before the run: every program's output
 // (a run record, a model, a table) is far smaller, and a full disk would otherwise lose the run's result after
@@ -59,21 +52,6 @@ std::string no_room_reason(const std::string& what, const std::string& where) {
 }
 
 }  // namespace
-
-std::string link_target(const std::string& path) {
-  std::string current = path;
-  for (int links = 0; links <= kMostLinks; ++links) {
-    std::array<char, 4096> buffer{};
-    const ssize_t length = ::readlink(current.c_str(), buffer.data(), buffer.size());
-    if (length < 0) return current;  // not a link (EINVAL), or not there (ENOENT): the file itself
-    if (static_cast<std::size_t>(length) == buffer.size())
-      throw std::runtime_error("a symbolic link's target is too long");
-    std::string next(buffer.data(), static_cast<std::size_t>(length));
-    if (next.front() != '/' && current.find('/') != std::string::npos) next = directory_of(current) + "/" + next;
-    current = std::move(next);
-  }
-  throw std::runtime_error(std::strerror(ELOOP));
-}
 
 bool same_output_file(const std::string& first, const std::string& second) {
   if (first == second) return true;

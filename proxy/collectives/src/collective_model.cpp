@@ -2,7 +2,6 @@
 #include "proxy/collective_model.hpp"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -11,6 +10,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,34 +19,11 @@
 #include "proxy/config.hpp"
 #include "proxy/error.hpp"
 #include "proxy/detail/enum_names.hpp"
+#include "proxy/detail/paths.hpp"
 
 namespace proxy {
 
 namespace {
-
-std::string directory_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// The file that writing `path` lands on: a symbolic link, or a chain of them (at most 40, as the kernel
-// follows), resolved to its last target (which need not exist), so that a rename replaces what the link
-// points to and keeps the link; any other path as it is. A longer chain (a loop) is an Error.
-std::string link_target(const std::string& path) {
-  std::string current = path;
-  for (int links = 0; links <= 40; ++links) {
-    std::array<char, 4096> buffer{};
-    const ssize_t length = ::readlink(current.c_str(), buffer.data(), buffer.size());
-    if (length < 0) return current;  // not a link (EINVAL), or not there yet (ENOENT): written as named
-    if (static_cast<std::size_t>(length) == buffer.size())
-      throw Error("cannot write collective model file '" + path + "': a symbolic link's target is too long");
-    std::string next(buffer.data(), static_cast<std::size_t>(length));
-    if (next.front() != '/' && current.find('/') != std::string::npos) next = directory_of(current) + "/" + next;
-    current = std::move(next);
-  }
-  throw Error("cannot write collective model file '" + path + "': too many levels of symbolic links");
-}
 
 int ceil_log2(int x) noexcept {
   int steps = 0;
@@ -327,9 +305,14 @@ void CollectiveModel::save(const std::string& path) const {
   // Written beside the file it replaces, then renamed over it: a failed write (a full disk) leaves an existing
   // model as it was and no partial file behind. A symbolic link is written through (its target replaced, the
   // link kept), and the temporary's name is short whatever the model's (a 255-byte name is legal).
-  const std::string target = link_target(path);
+  std::string target;
+  try {
+    target = detail::link_target(path);
+  } catch (const std::runtime_error& error) {
+    throw Error("cannot write collective model file '" + path + "': " + error.what());
+  }
   static std::atomic<unsigned> saves{0};
-  const std::string temporary = directory_of(target) + "/.proxy-model-" + std::to_string(::getpid()) + "-" +
+  const std::string temporary = detail::directory_of(target) + "/.proxy-model-" + std::to_string(::getpid()) + "-" +
                                 std::to_string(saves.fetch_add(1)) + ".tmp";
   std::ofstream out(temporary);
   if (!out) throw Error("cannot write collective model file '" + path + "': " + std::strerror(errno));

@@ -17,15 +17,15 @@
 
 #include <mpi.h>
 
+#include <proxy/detail/paths.hpp>
+
 #include "apps/run_record.hpp"
 
 namespace apps {
 
-// The file that writing `path` lands on: a symbolic link, or a chain of them (at most 40, as the kernel
-// follows), resolved to its last target, which need not exist (a relative target is taken from the link's
-// directory); any other path as it is. Throws std::runtime_error for a longer chain (a loop). Who replaces
-// an output by renaming a temporary file onto it renames onto this, so that the user's link stays a link.
-std::string link_target(const std::string& path);
+// The file that writing `path` lands on, its links followed (<proxy/detail/paths.hpp>): who replaces an output
+// by renaming a temporary file onto it renames onto this, so that the user's link stays a link.
+using proxy::detail::link_target;
 
 // Whether two output paths name one file: the same file (device and inode) where both exist, else the same
 // name in the same directory, after link_target ("runs.csv", "./runs.csv" and a link to it are one file).
