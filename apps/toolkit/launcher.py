@@ -208,6 +208,9 @@ LAUNCH_MARK = "PROXYRT_LAUNCH"
 _launches = itertools.count(1)
 
 
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
 def _die_with_parent():
     """Runs in the launcher's process before exec: the kernel sends it SIGTERM when the tool dies (even by
     kill -9), so a launch never outlives its tool (Linux PR_SET_PDEATHSIG; elsewhere nothing)."""
@@ -225,8 +228,27 @@ def start_launch(command, env=None, **popen):
     env = dict(os.environ if env is None else env)
     mark = f"{os.getpid()}.{next(_launches)}"
     env[LAUNCH_MARK] = f"{env[LAUNCH_MARK]},{mark}" if env.get(LAUNCH_MARK) else mark
-    process = subprocess.Popen(command, env=env, start_new_session=True, preexec_fn=_die_with_parent, **popen)
-    process.launch_mark = mark
+    # A stop signal (SIGINT, SIGTERM, SIGHUP: the tools' handlers raise) that lands while Popen runs the
+    # interpreter's fork hooks is lost: Python reports the handler's exception as unraisable and the tool went
+    # on (a study stopped by SIGTERM finished its runs and exited 0). They are held while the launch starts,
+    # the child restores the mask before exec, and one that came is raised here once the launch is known: the
+    # launch is stopped first, as the callers stop it on any exception.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+
+    def child_setup():
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        _die_with_parent()
+
+    process = None
+    try:
+        process = subprocess.Popen(command, env=env, start_new_session=True, preexec_fn=child_setup, **popen)
+        process.launch_mark = mark
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        if process is not None:
+            stop_group(process)
+        raise
     return process
 
 
