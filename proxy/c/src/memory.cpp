@@ -19,18 +19,12 @@ proxy_status proxy_check_memory(proxy_thread* thread, const proxy_environment* e
     proxy::ProxyThread& proxy = *require(thread, "proxy_check_memory", "thread").thread;
     const int ranks_on_node = require(environment, "proxy_check_memory", "environment").environment->node().size;
     require(what, "proxy_check_memory", "what");
-    const proxy::MemoryShare mine = proxy::memory_share(ranks_on_node);
-    // One MINLOC over two pairs, as check_memory's: the smallest share of any rank and its limit, and the
-    // largest need (the smallest negated one), so that every rank decides alike.
-    struct {
-      double value;
-      int code;
-    } pairs[2] = {{mine.bytes, static_cast<int>(mine.limit)}, {-bytes_per_rank, 0}}, smallest[2];
+    const proxy::MemoryVote mine = proxy::memory_vote(proxy::memory_share(ranks_on_node), bytes_per_rank);
+    proxy::MemoryVote reduced;
     proxy::PlanSpec spec("memory check");
-    spec.allreduce(proxy.comm(), pairs, smallest, 2, MPI_DOUBLE_INT, MPI_MINLOC);
+    spec.allreduce(proxy.comm(), mine.data(), reduced.data(), 2, MPI_DOUBLE_INT, MPI_MINLOC);
     proxy.wait(proxy.start(proxy.commit(spec)));
-    refusal = proxy::memory_refusal(what, -smallest[1].value, ranks_on_node,
-                                    {smallest[0].value, static_cast<proxy::MemoryLimit>(smallest[0].code)});
+    refusal = proxy::memory_refusal(what, reduced, ranks_on_node);
   });
   if (status != PROXY_SUCCESS || refusal.empty()) return status;
   return proxy::c::fail(PROXY_ERROR_SETTINGS, refusal.c_str());

@@ -114,4 +114,13 @@ std::string memory_refusal(std::string_view what, double need, int ranks_on_node
          " available per rank (" + std::string(to_string(share.limit)) + ")";
 }
 
+MemoryVote memory_vote(MemoryShare mine, double bytes_per_rank) {
+  return {{{mine.bytes, static_cast<int>(mine.limit)}, {-bytes_per_rank, 0}}};
+}
+
+std::string memory_refusal(std::string_view what, const MemoryVote& reduced, int ranks_on_node) {
+  return memory_refusal(what, -reduced[1].value, ranks_on_node,
+                        {reduced[0].value, static_cast<MemoryLimit>(reduced[0].code)});
+}
+
 }  // namespace proxy

@@ -5,6 +5,7 @@
 // Thread contract: any thread; memory_share reads /proc and /sys and calls no MPI.
 #pragma once
 
+#include <array>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -31,5 +32,16 @@ std::string bytes_text(double bytes);
 // ranks on this node), <share> available per rank (<which limit>)". `what` names the options that set the
 // size ("--n 1000"). Given the largest need and the smallest share of any rank, every rank decides alike.
 std::string memory_refusal(std::string_view what, double need, int ranks_on_node, MemoryShare share);
+
+// Every rank's decision from one MPI_MINLOC (MPI_DOUBLE_INT, count 2) over each rank's MemoryVote: the
+// smallest share of any rank, with the lowest limit code among equal shares, and the largest need (the
+// smallest negated one). memory_vote makes a rank's pairs, memory_refusal(what, reduced, ...) reads the result.
+struct MemoryPair {  // MPI_DOUBLE_INT's layout
+  double value;
+  int code;
+};
+using MemoryVote = std::array<MemoryPair, 2>;
+MemoryVote memory_vote(MemoryShare mine, double bytes_per_rank);
+std::string memory_refusal(std::string_view what, const MemoryVote& reduced, int ranks_on_node);
 
 }  // namespace proxy
