@@ -36,6 +36,11 @@
 #                     status. Without the guard's record (a copy of the wrapper away from the guard), the
 #                     status the watcher saw, if it saw every process ended; a hang after reaping is then
 #                     not detected.
+#   output that cannot be written: Open MPI's launcher drops what it cannot write to its standard output (a
+#                     full disk, /dev/full, a closed output or pipe) and exits 0. The wrapper gives it a pipe
+#                     instead, copied by cat (through a FIFO, so that the wrapper knows cat's status): when
+#                     the copy fails, one line and exit 1 (the job's own status when it failed). MPICH's Hydra
+#                     reports it itself (exit 255, or SIGPIPE).
 # MPICH (Hydra): no flags; it neither binds nor refuses oversubscription, and starts ranks in a new session.
 # Both: a rank count (-n, -np, --np) past 2^24 is refused by the wrapper (MPICH's mpiexec reads its low 32 bits).
 # Result: PROXY_MPIEXEC (the wrapper's path) and PROXY_MPI_VENDOR (openmpi, mpich or other).
@@ -87,12 +92,26 @@ else
   guard=
 fi
 exec 3<&0  # an asynchronous command gets /dev/null as stdin: keep the caller's for rank 0
+# Open MPI's launcher drops the output it cannot write (a full disk, /dev/full, a closed standard output or
+# pipe) and exits 0 all the same: it writes to a pipe instead, which cat copies to standard output; cat's
+# failure is the wrapper's (below). Without mkfifo, it writes to standard output itself.
+relay=
+if relay_dir=$(mktemp -d "${TMPDIR:-/tmp}/proxy-mpiexec.XXXXXX" 2>/dev/null); then
+  if mkfifo "$relay_dir/stdout" 2>/dev/null; then
+    cat <"$relay_dir/stdout" 2>/dev/null &  # (the shell opens it before cat runs: cat cannot fail first)
+    relay=$!
+    exec 5>"$relay_dir/stdout"  # (returns once the reader has it open)
+  fi
+  rm -rf "$relay_dir"
+fi
+[ -n "$relay" ] || exec 5>&1
 if [ -n "$guard" ]; then  # (env: preloaded into the launcher, not into setsid)
-  setsid env LD_PRELOAD="$guard${LD_PRELOAD:+ $LD_PRELOAD}" PROXY_MPIEXEC_STATUS_FD=4 "$@" <&3 3<&- &
+  setsid env LD_PRELOAD="$guard${LD_PRELOAD:+ $LD_PRELOAD}" PROXY_MPIEXEC_STATUS_FD=4 "$@" <&3 3<&- >&5 5>&- &
 else
-  setsid "$@" <&3 3<&- &
+  setsid "$@" <&3 3<&- >&5 5>&- &
 fi
 launcher=$!
+exec 5>&-  # the relay's write end is the launcher's alone: cat ends when the launcher and its children do
 for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signal; done
 # The watcher (see cmake/ProxyLauncher.cmake): it ends a launcher that outlives its processes, or the start
 # of its finalize once it has reaped them, by 15 s (SIGKILL) and exits with their status, or the status the
@@ -156,6 +175,20 @@ if [ "$status" -gt 128 ]; then  # a signal: the watcher's SIGKILL (137, it has s
   fi
 else
   kill "$watcher" 2>/dev/null
+fi
+if [ -n "$relay" ]; then  # cat ends with the launcher's output; 15 s at most if something else still holds it
+  (naps=0  # (it ends by itself within half a second of the wrapper, which need not signal it)
+   while kill -0 $$ 2>/dev/null; do
+     [ "$naps" -lt 30 ] || { kill "$relay"; exit; }
+     sleep 0.5
+     naps=$((naps + 1))
+   done) </dev/null >/dev/null 2>&1 &
+  wait "$relay"
+  relayed=$?
+  if [ "$relayed" -ne 0 ] && [ "$status" -eq 0 ]; then
+    echo "proxy-mpiexec: error: cannot write to standard output: the job's output is lost" >&2
+    status=1
+  fi
 fi
 exit "$status"
 ]])
