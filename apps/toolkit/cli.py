@@ -1,6 +1,7 @@
 """The one command-line vocabulary of the project's tools (README, "Command-line conventions"):
-`--key value` and `--key=value`, comma-separated lists, sizes with K/M/G suffixes (powers of 1024),
-`--help`, `--version`, and the exit codes below. Usage errors are one line `PROGRAM: error: ...`."""
+`--key value` and `--key=value`, each option at most once, comma-separated lists, sizes with K/M/G suffixes
+(powers of 1024), `--help`, `--version`, and the exit codes below. Usage errors are one line
+`PROGRAM: error: ...`, in the C++ drivers' words where they have the same check (apps/common/src/options.cpp)."""
 import argparse
 import contextlib
 import os
@@ -47,6 +48,12 @@ def project_version():
     return "unknown"
 
 
+# Options that may be given again (each adds to a list or a count), and those answered at once (as the drivers'
+# --help, --version and --show-config, which no "given twice" refuses).
+_REPEATABLE = (argparse._AppendAction, argparse._AppendConstAction, argparse._CountAction, argparse._ExtendAction)
+_ANSWERED = ("help", "version", "show_config")
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with the project's conventions: --version, and a usage error is one line
     `PROGRAM: error: ...` with exit status 2 (argparse would print the usage first). An unknown option is
@@ -59,7 +66,11 @@ class Parser(argparse.ArgumentParser):
     An option given an empty value (`--output ''`) is a usage error, `PROGRAM: error: --output is empty`:
     argparse takes '' as a value, and the tools read it as "not given" (the default file, folder or
     driver) or as a name; may_be_empty lists the options whose empty value means something (plot's
-    --prefix)."""
+    --prefix).
+
+    An option given twice (`--reps 2 --reps 3`, or under its old spelling) is a usage error in the drivers'
+    words, `PROGRAM: error: option --reps given twice` (argparse kept the last silently); the options declared
+    repeatable (action="append": sweep's --param, --env, ...) may be given again."""
 
     def __init__(self, *args, environment=None, may_be_empty=(), **kwargs):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
@@ -82,9 +93,17 @@ class Parser(argparse.ArgumentParser):
         """argparse's parse_args after refusing unknown options; answers --show-config (exit 0)."""
         argv = sys.argv[1:] if args is None else list(args)
         names = [word.split("=", 1)[0] for word in argv[:argv.index("--") if "--" in argv else len(argv)]]
+        seen = set()
         for name in names:
             if name.startswith("--") and len(name) > 2 and name not in self._option_string_actions:
                 self.error(f"unknown option '{name}' (see --help)")
+            # A word that starts with -- is an option here: argparse takes no such word as a value after a space.
+            action = self._option_string_actions.get(name) if name.startswith("--") else None
+            if action is None or isinstance(action, _REPEATABLE) or action.dest in _ANSWERED:
+                continue
+            if action.dest in seen:
+                self.error(f"option {self._canonical_name(action.dest)} given twice")
+            seen.add(action.dest)
         result = super().parse_args(argv, namespace)
         given = set(names)
         for action in self._actions:
@@ -97,6 +116,10 @@ class Parser(argparse.ArgumentParser):
             print(self.show_config(given, result), end="")
             sys.exit(EXIT_OK)
         return result
+
+    def _canonical_name(self, dest):
+        """The name an option is declared under first (--reps, not its old spelling --repeat)."""
+        return next(action.option_strings[-1] for action in self._actions if action.dest == dest)
 
     def show_config(self, given, args):
         """'PROGRAM: effective configuration (setting, value, source)' and one line per setting; `given`: the

@@ -27,6 +27,8 @@ RUN = {
         ("mpi 4", ["{bin}/redblack3d", "--geometry", "2x2x2", "--n", "8"], {}, 2),
     "sweep: error: unknown option '--bogus' (see --help)":
         ("serial", ["{source}/apps/sweep", "--bogus"], {}, 2),
+    "redblack3d: error: option --iters given twice":
+        ("mpi 2", ["{bin}/redblack3d", "--iters", "1", "--iters", "2"], {}, 2),
     # Two cores for the rank, whatever the machine (taskset: the binding it inherits).
     "redblack3d: warning: OMP_NUM_THREADS=4 is overridden: 2 compute threads per rank (--threads 0: one per compute core)":
         ("mpi-taskset 1", ["{bin}/redblack3d", "--mode", "mt", "--n", "8", "--iters", "1"], {"OMP_NUM_THREADS": "4"}, 0),

@@ -78,10 +78,10 @@ class TestLaunch(unittest.TestCase):
         """The recorded launches (run-time ones; version probes left out), [name, args...] each."""
         return [e for e in read_jsonl(self.log) if e[-1] != "--version"]
 
-    def sweep(self, *args, env=None):
-        """One sweep of the fake driver into a fresh folder; returns the recorded launches."""
+    def sweep(self, *args, env=None, out=None):
+        """One sweep of the fake driver into `out`, else a fresh folder; returns the recorded launches."""
         self.log.unlink(missing_ok=True)
-        out = self.dir / f"out{len(list(self.dir.glob('out*')))}"
+        out = out or self.dir / f"out{len(list(self.dir.glob('out*')))}"
         done = run([SWEEP, "--driver", self.driver, "--param", "mode", "sync", "--reps", "1", "--out", out, *args],
                    env=env or self.env)
         self.assertEqual(done.returncode, 0, done.stderr)
@@ -177,7 +177,7 @@ class TestLaunch(unittest.TestCase):
                  (("--spec", spec, "--srun-mpi", "none"), env, "none")]
         for args, environ, expected in cases:
             out = self.dir / f"mpi{len(list(self.dir.glob('mpi*')))}"
-            launches = self.sweep("--launcher", "srun", "--ranks", "2", "--out", out, *args, env=environ)
+            launches = self.sweep("--launcher", "srun", "--ranks", "2", *args, env=environ, out=out)
             self.assertEqual(launches[0][:4], ["srun", "-n", "2", f"--mpi={expected}"] if expected
                              else ["srun", "-n", "2", str(self.driver)])
             self.assertEqual(read_csv(out / "summary.csv")[0]["launch_slurm_mpi_type"], expected or "")

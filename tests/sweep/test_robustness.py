@@ -115,6 +115,13 @@ class TestRobustness(unittest.TestCase):
         self.assertEqual(first.returncode, 0)
         self.assertEqual(len(read_jsonl(self.out / "state.jsonl")), 2)
 
+    def args_with(self, option, value):
+        """self.args with `option` given `value` (in place of its own: an option given twice is refused)."""
+        args = list(self.args)
+        if option in args:
+            del args[args.index(option):args.index(option) + 2]
+        return [*args, option, value]
+
     def usage_error(self, argv, line):
         """argv ends with exit 2 and exactly `line` on stderr (no traceback)."""
         done = run(argv, env=self.env)
@@ -129,8 +136,8 @@ class TestRobustness(unittest.TestCase):
     def test_empty_paths(self):
         """--out '', --driver ' ' and --spec '': one line, exit 2 (toolkit.cli.Parser; before: the spec's folder
         and driver, or no spec, as if they had not been given)."""
-        self.usage_error([*self.args, "--out", ""], "sweep: error: --out is empty")
-        self.usage_error([*self.args, "--driver", " "], "sweep: error: --driver is empty")
+        self.usage_error(self.args_with("--out", ""), "sweep: error: --out is empty")
+        self.usage_error(self.args_with("--driver", " "), "sweep: error: --driver is empty")
         self.usage_error([*self.args, "--spec", ""], "sweep: error: --spec is empty")
 
     def test_timeout_and_reps_above_their_maximum(self):
@@ -138,7 +145,7 @@ class TestRobustness(unittest.TestCase):
         --reps above 1000000: one line each, exit 2."""
         self.usage_error([*self.args, "--timeout", "1e14"],
                          "sweep: error: --timeout '1e14' is above its maximum 1000000 s")
-        self.usage_error([*self.args, "--reps", "1000001"],
+        self.usage_error(self.args_with("--reps", "1000001"),
                          "sweep: error: --reps: '1000001' is above its maximum 1000000")
 
     def test_out_is_a_file(self):

@@ -10,8 +10,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import (COMPARE, COMPARE_PANELS, PATIENCE, PLOT, REDBLACK3D, ROOT, RUN_OVERLAP, SUMMA, SWEEP, built,
-                     mpiexec, processes_mentioning, run, wait_for)
+from support import (CLUSTER_STUDY, COMPARE, COMPARE_PANELS, FAKE, PATIENCE, PLOT, REDBLACK3D, ROOT, RUN_OVERLAP,
+                     SUMMA, SWEEP, built, mpiexec, processes_mentioning, run, wait_for)
 
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
                if line.startswith("project(proxy VERSION")).split()[2]
@@ -91,6 +91,36 @@ class TestTools(unittest.TestCase):
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertRegex(done.stderr.strip(), r"^compare: error: --output '/sys/proxy-output-check.csv': cannot create "
                                               r"a file in '/sys': (Permission denied|Read-only file system)$")
+
+    def assert_usage_errors(self, cases):
+        """Each argv ends with exit 2 and exactly its line on stderr."""
+        for argv, line in cases:
+            with self.subTest(argv=[str(a) for a in argv]):
+                done = run(argv)
+                self.assertEqual((done.returncode, done.stderr.strip()), (2, line))
+
+    def test_repeated_options_are_refused(self):
+        """An option given twice is a usage error in the drivers' words (`redblack3d: error: option --iters given
+        twice`), under its old spelling too; argparse took the last value silently, run-overlap too. The options
+        declared repeatable stay so (sweep's --param and --env)."""
+        self.assert_usage_errors([
+            ([SWEEP, "--driver", FAKE, "--reps", "2", "--reps", "3", "--dry-run"],
+             "sweep: error: option --reps given twice"),
+            ([SWEEP, "--driver", FAKE, "--ranks", "1", "--ranks=2", "--dry-run"],
+             "sweep: error: option --ranks given twice"),
+            ([COMPARE, "--reps", "1", "--repeat", "2"], "compare: error: option --reps given twice"),
+            ([COMPARE, "--verify", "--verify"], "compare: error: option --verify given twice"),
+            ([COMPARE_PANELS, "--size", "32", "--size=64"], "compare-panels: error: option --size given twice"),
+            ([PLOT, "--summary", self.dir, "--kind", "panel", "--kind", "size"],
+             "plot: error: option --kind given twice"),
+            ([CLUSTER_STUDY, "--reps", "1", "--reps", "2"], "cluster-study: error: option --reps given twice"),
+            ([RUN_OVERLAP, "-n", "2", "--ranks=3", "/bin/true"], "run-overlap: error: option --ranks given twice"),
+            ([RUN_OVERLAP, "--mpiexec", "a", "--mpiexec=b", "/bin/true"],
+             "run-overlap: error: option --mpiexec given twice")])
+        done = run([SWEEP, "--driver", FAKE, "--param", "n", "8", "--param", "iters", "1", "--env", "A=1", "--env",
+                    "B=2", "--launcher", "none", "--dry-run", "--out", self.dir / "out"])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(f"{FAKE} --n 8 --iters 1 --output ", done.stdout)
 
     def test_default_programs_follow_proxy_bin_dir(self):
         """Without --driver (or OVERLAP_EXE) the tools take their program from $PROXY_BIN_DIR, whatever the
