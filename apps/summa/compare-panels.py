@@ -65,7 +65,7 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     try:
         args.size = cli.size(args.size, "--size")
-        args.panels = cli.unique(cli.size(p, "--panels") for p in cli.split_list(args.panels))
+        args.panels = cli.unique(cli.size(p, "--panels") for p in cli.split_list(args.panels, "--panels"))
         for name, maximum in (("single_tier_ranks", cli.MAX_RANKS), ("multi_tier_ranks", cli.MAX_RANKS),
                               ("reps", cli.MAX_REPS), ("timeout", cli.MAX_SECONDS)):
             setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-"), maximum))
@@ -79,7 +79,10 @@ def parse_args(argv):
         parser.error(str(error))
     if not args.panels:
         parser.error("--panels: no panel width given")
-    args.modes = cli.unique(cli.split_list(args.modes))
+    try:
+        args.modes = cli.unique(cli.split_list(args.modes, "--modes"))
+    except cli.UsageError as error:
+        parser.error(str(error))
     for mode in args.modes:
         if mode not in MODES:
             parser.error(f"--modes: unknown mode '{mode}' (expected {', '.join(MODES)})")

@@ -1,6 +1,6 @@
 """The one command-line vocabulary of the project's tools (README, "Command-line conventions"):
-`--key value` and `--key=value`, each option at most once, comma-separated lists, sizes with K/M/G suffixes
-(powers of 1024), `--help`, `--version`, and the exit codes below. Usage errors are one line
+`--key value` and `--key=value`, each option at most once, comma-separated lists without empty items, sizes
+with K/M/G suffixes (powers of 1024), `--help`, `--version`, and the exit codes below. Usage errors are one line
 `PROGRAM: error: ...`, in the C++ drivers' words where they have the same check (apps/common/src/options.cpp)."""
 import argparse
 import contextlib
@@ -145,20 +145,24 @@ class Parser(argparse.ArgumentParser):
         return "\n".join(lines) + "\n"
 
 
-def split_list(text, escape=False):
-    """'a,b,c' -> ['a', 'b', 'c'] (empty items dropped). With escape, '\\,' is a literal comma inside
-    one item (e.g. a driver value 64\\,64\\,128)."""
-    if not escape:
-        return [item.strip() for item in text.split(",") if item.strip()]
-    items = re.split(r"(?<!\\),", text)
-    return [item.replace("\\,", ",").strip() for item in items if item.strip()]
+def split_list(text, name, escape=False):
+    """'a,b,c' -> ['a', 'b', 'c'], items stripped. With escape, '\\,' is a literal comma inside one item (e.g. a
+    driver value 64\\,64\\,128). An empty item ('2,,4', a comma first or last) is a usage error naming `name`
+    and the text, in the drivers' words (`--ranks: empty item in '2,,4'`): a typo, not a shorter list."""
+    items = re.split(r"(?<!\\),", text) if escape else text.split(",")
+    items = [item.replace("\\,", ",").strip() if escape else item.strip() for item in items]
+    if not text.strip():
+        raise UsageError(f"{name} is empty")
+    if not all(items):
+        raise UsageError(f"{name}: empty item in '{text}'")
+    return items
 
 
-def lists(values, escape=False):
-    """Comma lists given once or repeated (`--x a,b --x c`, or nargs='+' values): one flat list."""
+def lists(values, name, escape=False):
+    """Comma lists given as nargs='+' values (`--x a,b c`): one flat list, each list checked by split_list."""
     result = []
     for value in values or []:
-        result += split_list(value, escape)
+        result += split_list(value, name, escape)
     return result
 
 

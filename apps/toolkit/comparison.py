@@ -78,7 +78,7 @@ def add_run_options(parser, cell, output_help):
 
 def grid(text):
     """--n as the drivers take it: 'N' or 'NX,NY,NZ', each a size with an optional K/M/G suffix."""
-    sizes = [str(cli.size(v, "--n")) for v in cli.split_list(text)]
+    sizes = [str(cli.size(v, "--n")) for v in cli.split_list(text, "--n")]
     if len(sizes) not in (1, 3):
         raise UsageError(f"--n: expected N or NX,NY,NZ, got '{','.join(sizes)}'")
     return ",".join(sizes)
@@ -87,7 +87,7 @@ def grid(text):
 def subset(text, allowed, option, noun):
     """The comma-separated items of an option, each one of `allowed`, repeats dropped: '--modes: unknown
     mode 'fast' (expected sync, async, mt, proxy)' otherwise."""
-    items = cli.unique(cli.split_list(text))
+    items = cli.unique(cli.split_list(text, option))
     for item in items:
         if item not in allowed:
             raise UsageError(f"{option}: unknown {noun} '{item}' (expected {', '.join(allowed)})")

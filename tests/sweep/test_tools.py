@@ -122,6 +122,22 @@ class TestTools(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn(f"{FAKE} --n 8 --iters 1 --output ", done.stdout)
 
+    def test_empty_list_items_are_refused(self):
+        """An empty item of a comma list (doubled, first or last comma) is a usage error naming the option and the
+        value, in the drivers' words (`--n: empty item in '8,,8'`); the tools dropped it and ran a shorter list."""
+        out = ["--out", self.dir / "out", "--dry-run"]
+        self.assert_usage_errors([
+            ([SWEEP, "--driver", FAKE, "--ranks", "2,,4", *out], "sweep: error: --ranks: empty item in '2,,4'"),
+            ([SWEEP, "--driver", FAKE, "--param", "n", "8,", *out], "sweep: error: --param n: empty item in '8,'"),
+            ([SWEEP, "--driver", FAKE, "--group", "modes=sync,,async ranks=2", *out],
+             "sweep: error: --group 'modes=sync,,async ranks=2': modes: empty item in 'sync,,async'"),
+            ([COMPARE, "--modes", "sync,"], "compare: error: --modes: empty item in 'sync,'"),
+            ([COMPARE, "--n", "8,,8"], "compare: error: --n: empty item in '8,,8'"),
+            ([COMPARE_PANELS, "--panels", ",16"], "compare-panels: error: --panels: empty item in ',16'"),
+            ([PLOT, "--summary", self.dir, "--format", "png,"], "plot: error: --format: empty item in 'png,'"),
+            ([CLUSTER_STUDY, "--parts", "summa,,overlap"],
+             "cluster-study: error: --parts: empty item in 'summa,,overlap'")])
+
     def test_default_programs_follow_proxy_bin_dir(self):
         """Without --driver (or OVERLAP_EXE) the tools take their program from $PROXY_BIN_DIR, whatever the
         build's folder, and check it only after every other option: a bad option is reported as such."""
