@@ -20,7 +20,10 @@ EXIT_VERIFICATION = 3   # a result failed its verification
 EXIT_INTERRUPTED = 130  # Ctrl-C / SIGTERM (finished work is kept)
 
 _ROOT = Path(__file__).resolve().parents[2]
-_SUFFIX = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+# A size's unit as the drivers read it (read_integer in apps/common/src/options.cpp): b, or k, m, g, t, p, e
+# alone or followed by b, i or ib ("4K", "8 kib", "1GB"), any case; powers of 1024.
+_SIZE = re.compile(r"[ \t]*\+?([0-9]+)[ \t]*(?:(b)|([kmgtpe])(?:i?b|i)?)?[ \t]*", re.IGNORECASE)
+_POWERS = "kmgtpe"
 
 
 # What the tools that launch drivers read themselves (apps/toolkit/launcher.py), for their --show-config.
@@ -177,11 +180,14 @@ def unique(values):
 
 
 def size(text, name, minimum=1):
-    """An integer size with an optional K, M or G suffix (powers of 1024): '1K' -> 1024."""
-    match = re.fullmatch(r"\s*([0-9]+)\s*([KMGkmg]?)\s*", str(text))
+    """An integer size as the drivers read one (their `.suffixes()` options, `summa --size 4G`): decimal, with
+    an optional unit b, K, M, G, T, P or E (powers of 1024; also KB, KiB, KIB, any case): '1K' -> 1024. The
+    one reading of a size in the tools, so that every tool takes what the drivers take."""
+    match = _SIZE.fullmatch(str(text))
     if not match:
         raise UsageError(f"{name}: '{text}' is not a size (an integer, optionally with K, M or G)")
-    value = int(match.group(1)) * _SUFFIX[match.group(2).upper()]
+    power = match.group(3)
+    value = int(match.group(1)) * (1024 ** (_POWERS.index(power.lower()) + 1) if power else 1)
     if value < minimum:
         raise UsageError(f"{name}: '{text}' is below the minimum {minimum}")
     return value

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from support import (CLUSTER_STUDY, COMPARE, COMPARE_PANELS, FAKE, PATIENCE, PLOT, REDBLACK3D, ROOT, RUN_OVERLAP,
                      SUMMA, SWEEP, built, mpiexec, processes_mentioning, run, wait_for)
+from toolkit import cli  # noqa: E402  (support put apps/ on the path)
 
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
                if line.startswith("project(proxy VERSION")).split()[2]
@@ -137,6 +138,35 @@ class TestTools(unittest.TestCase):
             ([PLOT, "--summary", self.dir, "--format", "png,"], "plot: error: --format: empty item in 'png,'"),
             ([CLUSTER_STUDY, "--parts", "summa,,overlap"],
              "cluster-study: error: --parts: empty item in 'summa,,overlap'")])
+
+    def test_sizes_read_as_the_drivers_read_them(self):
+        """cli.size, the tools' one reading of a size, takes what the drivers' `.suffixes()` options take (b; K, M,
+        G, T, P, E alone or with B, i, iB; any case): '8 kib' and '1GB' were refused by the tools and taken by
+        summa. Each value is checked against summa's own reading where it is built."""
+        taken = {"1K": 1 << 10, "4k": 4 << 10, "8 kib": 8 << 10, "2KB": 2 << 10, "3Ki": 3 << 10, "2MB": 2 << 20,
+                 "1Gi": 1 << 30, "1t": 1 << 40, "+3": 3, "16b": 16, " 64 ": 64}
+        refused = ("2X", "0x10", "1kk", "-1", "1.5K", "K", "")
+        for text, value in taken.items():
+            self.assertEqual(cli.size(text, "--size"), value, text)
+        for text in refused:
+            with self.assertRaises(cli.UsageError) as caught:
+                cli.size(text, "--size")
+            self.assertEqual(str(caught.exception),
+                             f"--size: '{text}' is not a size (an integer, optionally with K, M or G)")
+        # Through the tools: the size passes and the next option's check is what refuses.
+        self.assert_usage_errors([
+            ([COMPARE_PANELS, "--size", "2kib", "--panels", "1KiB", "--reps", "0"],
+             "compare-panels: error: --reps: '0' is not a positive integer"),
+            ([COMPARE, "--n", "1kb,8,8", "--reps", "0"], "compare: error: --reps: '0' is not a positive integer"),
+            ([COMPARE_PANELS, "--size", "1kk"],
+             "compare-panels: error: --size: '1kk' is not a size (an integer, optionally with K, M or G)")])
+        if built(SUMMA):
+            # Sizes summa can hold (it refuses a larger matrix as such, not the text).
+            for text in [t for t, value in taken.items() if value <= 1 << 16 and t == t.strip()] + list(refused[:5]):
+                done = run([SUMMA, "--size", text, "--show-config"])
+                shown = [line.split()[1] for line in done.stdout.splitlines() if line.split()[:1] == ["--size"]]
+                self.assertEqual(shown if done.returncode == 0 else done.returncode,
+                                 [str(taken[text])] if text in taken else 2, text)
 
     def test_default_programs_follow_proxy_bin_dir(self):
         """Without --driver (or OVERLAP_EXE) the tools take their program from $PROXY_BIN_DIR, whatever the
