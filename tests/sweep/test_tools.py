@@ -10,8 +10,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import (CLUSTER_STUDY, COMPARE, COMPARE_PANELS, FAKE, PATIENCE, PLOT, REDBLACK3D, ROOT, RUN_OVERLAP,
-                     SUMMA, SWEEP, built, mpiexec, processes_mentioning, run, wait_for)
+from support import (CLUSTER_STUDY, COMPARE, COMPARE_PANELS, FAKE, OVERLAP, PATIENCE, PLOT, REDBLACK3D, ROOT,
+                     RUN_OVERLAP, SUMMA, SWEEP, built, mpiexec, processes_mentioning, run, wait_for)
 from toolkit import cli  # noqa: E402  (support put apps/ on the path)
 
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
@@ -167,6 +167,14 @@ class TestTools(unittest.TestCase):
                 shown = [line.split()[1] for line in done.stdout.splitlines() if line.split()[:1] == ["--size"]]
                 self.assertEqual(shown if done.returncode == 0 else done.returncode,
                                  [str(taken[text])] if text in taken else 2, text)
+
+    @unittest.skipUnless(built(OVERLAP), "the overlap benchmark is not built")
+    def test_run_overlap_keeps_the_benchmarks_usage_error(self):
+        """A bad option run-overlap passes on: the benchmark's line and exit 2, a usage error as in every tool
+        (run-overlap exited 1, as for a failed launch)."""
+        done = run([RUN_OVERLAP, "--ranks=2", "--mpiexec", mpiexec(), OVERLAP, "--sizes", "1K,0"], timeout=120)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("overlap: error: --sizes: Value 0 not in range 1 to 1073741824", done.stderr.splitlines())
 
     def test_default_programs_follow_proxy_bin_dir(self):
         """Without --driver (or OVERLAP_EXE) the tools take their program from $PROXY_BIN_DIR, whatever the
