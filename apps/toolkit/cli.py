@@ -303,6 +303,32 @@ def read_input(path, what, limit):
     return text
 
 
+def _output_target(path, name, kind):
+    """What an output `path` (of path_kind `kind`) will be written as, and the text naming it in messages: a
+    symbolic link to something not there yet is its target (writing creates it, as the drivers'
+    proxy::detail::link_target), else `path` itself. The target's folder must exist: a missing one is refused
+    (as the drivers refuse it), never created."""
+    target, what = path, f"{name} '{path}'"
+    if kind == "missing" and os.path.islink(path):
+        target = Path(os.path.realpath(path))  # follows the links as far as they go (no loop: path_kind said)
+        what = f"{name} '{path}': a symbolic link to '{target}'"
+    parent = target.parent if str(target.parent) else Path(".")
+    if path_kind(parent, what) != "directory":
+        raise UsageError(f"{what}: the directory '{parent}' does not exist")
+    return target, what
+
+
+def _check_can_create(parent, what):
+    """A usage error unless a file can be created in the folder `parent`: only creating tells (root passes
+    os.access in sysfs, where creating is refused)."""
+    probe = parent / f".proxy-output-probe-{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        probe.unlink()
+    except OSError as error:
+        raise UsageError(f"{what}: cannot create a file in '{parent}': {error.strerror}") from None
+
+
 def check_output_file(path, name):
     """A usage error unless `path` can be written: a directory, a pipe or device, a missing parent directory
     or one where no file can be created, a file system with under 64 KiB free are refused (checked before any
@@ -313,26 +339,48 @@ def check_output_file(path, name):
     kind = path_kind(path, f"{name} '{path}'")
     if kind == "directory":
         raise UsageError(f"{name} '{path}' is a directory, not a file")
-    target, what = path, f"{name} '{path}'"
-    if kind == "missing" and os.path.islink(path):
-        target = Path(os.path.realpath(path))  # follows the links as far as they go (no loop: path_kind said)
-        what = f"{name} '{path}': a symbolic link to '{target}'"
-    parent = target.parent if str(target.parent) else Path(".")
-    if path_kind(parent, what) != "directory":
-        raise UsageError(f"{what}: the directory '{parent}' does not exist")
+    target, what = _output_target(path, name, kind)
     if kind != "missing":
         if kind != "file":
             raise UsageError(f"{name} '{path}' is not a regular file (a device, pipe or socket)")
         if not os.access(path, os.W_OK):
             raise UsageError(f"{name} '{path}' cannot be written")
-    else:  # only creating tells (root passes os.access in sysfs, where creating is refused)
-        probe = parent / f".proxy-output-probe-{os.getpid()}"
-        try:
-            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-            probe.unlink()
-        except OSError as error:
-            raise UsageError(f"{what}: cannot create a file in '{parent}': {error.strerror}") from None
+    else:
+        _check_can_create(target.parent if str(target.parent) else Path("."), what)
     check_room(target, name)
+
+
+def check_output_folder(path, name):
+    """A usage error unless `path` can be a tool's output folder, checked before any work by check_output_file's
+    rules: an existing folder, or a new one in a folder that exists and where one can be created. Its parent
+    folder is never created (a typo in it would grow a tree of folders, as the drivers refuse a missing folder
+    for a file); a symbolic link is checked as its target, and one to a folder not there yet is followed (the
+    folder is made at the target, as a file is written through a link; making the link's own path failed
+    with "File exists"). Returns the folder that is or will be there: the link's target, or `path`."""
+    path = Path(path)
+    kind = path_kind(path, f"{name} '{path}'")
+    if kind == "directory":
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise UsageError(f"{name} '{path}' is a folder that cannot be written")
+        check_room(path, name)
+        return path
+    if kind != "missing":
+        raise UsageError(f"{name} '{path}' is a file, not a folder" if kind == "file"
+                         else f"{name} '{path}' is not a folder (a device, pipe or socket)")
+    target, what = _output_target(path, name, kind)
+    _check_can_create(target.parent if str(target.parent) else Path("."), what)
+    check_room(target, name)
+    return target
+
+
+def make_output_folder(path, name):
+    """check_output_folder, then the folder made where it is missing (at a link's target): returns `path`."""
+    target = check_output_folder(path, name)
+    try:
+        Path(target).mkdir(exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{name} '{path}': cannot create the folder: {error.strerror}") from None
+    return Path(path)
 
 
 def record_format(path, name="--output"):

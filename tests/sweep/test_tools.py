@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import (CLUSTER_STUDY, COMPARE, COMPARE_PANELS, FAKE, OVERLAP, PATIENCE, PLOT, REDBLACK3D, ROOT,
+from support import (BIN, CLUSTER_STUDY, COMPARE, COMPARE_PANELS, FAKE, OVERLAP, PATIENCE, PLOT, REDBLACK3D, ROOT,
                      RUN_OVERLAP, SUMMA, SWEEP, built, mpiexec, processes_mentioning, run, wait_for)
 from toolkit import cli  # noqa: E402  (support put apps/ on the path)
 
@@ -175,6 +175,49 @@ class TestTools(unittest.TestCase):
         done = run([RUN_OVERLAP, "--ranks=2", "--mpiexec", mpiexec(), OVERLAP, "--sizes", "1K,0"], timeout=120)
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertIn("overlap: error: --sizes: Value 0 not in range 1 to 1073741824", done.stderr.splitlines())
+
+    def test_output_folders_are_checked_as_output_files(self):
+        """--out of sweep, plot and cluster-study and plot's figure names, checked before any work by
+        check_output_file's rules (cli.check_output_folder): a missing parent folder is refused and not made (sweep
+        made the whole path, plot --prefix a/b failed only after drawing); a symbolic link is checked as its target,
+        one into a missing folder refused naming both, one to a folder not there yet followed (sweep and plot said
+        "cannot create the folder: File exists")."""
+        missing, made = self.dir / "missing", self.dir / "made"
+        dangling = self.dir / "dangling"
+        dangling.symlink_to(missing / "out")
+        through = self.dir / "through"
+        through.symlink_to("made")  # relative: beside the link
+        sweep = [SWEEP, "--driver", FAKE, "--param", "n", "8,16", "--reps", "1", "--launcher", "none"]
+        cases = [([*sweep, "--out", missing / "out", "--dry-run"],
+                  f"sweep: error: --out '{missing / 'out'}': the directory '{missing}' does not exist"),
+                 ([*sweep, "--out", dangling], f"sweep: error: --out '{dangling}': a symbolic link to "
+                                               f"'{missing / 'out'}': the directory '{missing}' does not exist")]
+        if built(SUMMA):  # cluster-study checks its programs before its --out
+            cases.append(([CLUSTER_STUDY, "--parts", "summa", "--build", BIN.parent, "--out", missing / "study"],
+                          f"cluster-study: error: --out '{missing / 'study'}': the directory '{missing}' does not "
+                          "exist"))
+        self.assert_usage_errors(cases)
+        done = run([*sweep, "--out", through])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue(through.is_symlink())
+        self.assertTrue((made / "summary.csv").is_file())
+        self.assert_usage_errors([
+            ([PLOT, "--summary", through, "--out", missing / "figures"],
+             f"plot: error: --out '{missing / 'figures'}': the directory '{missing}' does not exist"),
+            ([PLOT, "--summary", through, "--out", dangling],
+             f"plot: error: --out '{dangling}': a symbolic link to '{missing / 'out'}': the directory '{missing}' "
+             "does not exist"),
+            ([PLOT, "--summary", through, "--prefix", "a/b"],
+             f"plot: error: --prefix 'a/b': figure '{through / 'figures' / 'a' / 'bpanel.png'}': the directory "
+             f"'{through / 'figures' / 'a'}' does not exist")])
+        self.assertFalse(missing.exists())
+        self.assertEqual(list((made / "figures").iterdir()), [])  # nothing drawn before the refusal
+        figures = self.dir / "figures"
+        figures.symlink_to("drawn")
+        done = run([PLOT, "--summary", through, "--out", figures, "--kind", "size"])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.split(), [str(figures / "size.png")])
+        self.assertTrue((self.dir / "drawn" / "size.png").is_file())
 
     def test_default_programs_follow_proxy_bin_dir(self):
         """Without --driver (or OVERLAP_EXE) the tools take their program from $PROXY_BIN_DIR, whatever the
