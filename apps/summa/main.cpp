@@ -11,12 +11,15 @@
 
 
 #include <apps/common.hpp>
+#include <proxy/detail/counted.hpp>
 #include <proxy/environment.hpp>
 #include <proxy/error.hpp>
 #include <proxy/harness/memory.hpp>
 #include <summa/run.hpp>
 
 namespace {
+
+using proxy::detail::counted;
 
 constexpr const char* kProgram = "summa";
 
@@ -177,12 +180,12 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                            ? std::nan("")
                            : apps::ideal_proxy_time(result.timings.total_s, result.timings.comm_s, cores_per_node);
   if (root) {
-    std::printf("summa: C = A*B with m=%lld n=%lld k=%lld, grid %s, panel %d (%d panels), mode %s, %d ranks x %d "
-                "threads, %d reps\n",
+    std::printf("summa: C = A*B with m=%lld n=%lld k=%lld, grid %s, panel %d (%s), mode %s, %s x %s, %s\n",
                 static_cast<long long>(problem.m), static_cast<long long>(problem.n),
-                static_cast<long long>(problem.k), problem.grid().c_str(), problem.panel, result.panels,
-                std::string(summa::to_string(problem.mode)).c_str(), env.size(), result.threads_per_rank,
-                problem.reps);
+                static_cast<long long>(problem.k), problem.grid().c_str(), problem.panel,
+                counted(result.panels, "panel").c_str(), std::string(summa::to_string(problem.mode)).c_str(),
+                counted(env.size(), "rank").c_str(), counted(result.threads_per_rank, "thread").c_str(),
+                counted(problem.reps, "rep").c_str());
     std::printf("broadcast receivers of rank 0 (%s): %s\n",
                 problem.has_node_layout() ? ("node layout " + std::to_string(problem.node_rows) + "x" +
                                              std::to_string(problem.node_cols)).c_str()

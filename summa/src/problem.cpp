@@ -4,11 +4,14 @@
 #include <climits>
 #include <utility>
 
+#include "proxy/detail/counted.hpp"
 #include "summa/distribution.hpp"
 
 namespace summa {
 
 namespace {
+
+using proxy::detail::counted;
 
 void require_positive(std::string_view name, std::int64_t value) {
   if (value < 1)
@@ -31,8 +34,8 @@ void validate(const Problem& p, int ranks) {
     throw InvalidProblem("--grid extents must be at least 1, got '" + p.grid() + "'");
   if (static_cast<long long>(p.grid_rows) * p.grid_cols != ranks)
     throw InvalidProblem("--grid " + p.grid() + " needs " +
-                         std::to_string(static_cast<long long>(p.grid_rows) * p.grid_cols) + " ranks, but " +
-                         std::to_string(ranks) + " are running");
+                         counted(static_cast<long long>(p.grid_rows) * p.grid_cols, "rank") + ", but " +
+                         std::to_string(ranks) + (ranks == 1 ? " is" : " are") + " running");
   proxy::harness::check_threads(p.mode, p.threads);
   if (p.has_node_layout()) {
     const std::string layout = std::to_string(p.node_rows) + "x" + std::to_string(p.node_cols);
