@@ -93,6 +93,9 @@ summa::Problem problem_from(const apps::Options& options, int ranks) {
   p.m = options.given("m") ? options.integer("m") : size;
   p.n = options.given("n") ? options.integer("n") : size;
   p.k = options.given("k") ? options.integer("k") : size;
+  if (!options.given("m")) p.m_option = "--size";
+  if (!options.given("n")) p.n_option = "--size";
+  if (!options.given("k")) p.k_option = "--size";
   const std::vector<int> grid =
       options.value("grid") == "auto" ? auto_grid(ranks) : options.geometry("grid", 2);
   p.grid_rows = grid[0];
@@ -153,11 +156,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   // Before allocating: this rank's blocks, panel buffers and (--verify) reference, against its share of
   // the node's memory.
-  const std::string sizes = problem.m == problem.n && problem.n == problem.k
-                                ? "--size " + std::to_string(problem.m)
-                                : "--m " + std::to_string(problem.m) + " --n " + std::to_string(problem.n) +
-                                      " --k " + std::to_string(problem.k);
-  proxy::harness::check_memory(env.world(), sizes, summa::bytes_per_rank(problem), env.node().size);
+  proxy::harness::check_memory(env.world(), problem.sizes(), summa::bytes_per_rank(problem), env.node().size);
   apps::Provenance provenance = apps::collect_provenance(argc, argv);  // time and load of the start
   if (!output.empty()) {
     // Before any computation: a bad file (directory, permission, another program's CSV) fails here, on
