@@ -34,6 +34,8 @@ RUN = {
         ("mpi 2", ["{bin}/cg3d", "--tol", "0"], {}, 2),
     "compare: error: --modes: unknown mode 'bogus' (expected sync, async, mt, proxy)":
         ("serial", ["{source}/apps/cg3d/compare", "--modes", "bogus"], {}, 2),
+    "heat2d-c: error: option --nx given twice":
+        ("mpi 1", ["{bin}/heat2d-c", "--nx", "8", "--nx", "9"], {}, 2),
     "calibrate: error: --csv check.csv is written only by a calibration (--predict-only measures and writes nothing)":
         ("serial", ["{bin}/calibrate", "--predict-only", "--csv", "check.csv"], {}, 2),
 }
