@@ -23,6 +23,7 @@
 
 #include <apps/common.hpp>
 #include <proxy/collective_model.hpp>
+#include <proxy/detail/counted.hpp>
 #include <proxy/error.hpp>
 #include <proxy/harness/memory.hpp>
 #include <proxy/team.hpp>
@@ -241,7 +242,7 @@ int run(int argc, char** argv) {
   proxy::TeamConfig pair_config = config;
   pair_config.levels = proxy::team_levels(topology, {cores[0], cores[1 % threads]});
   config.levels = proxy::team_levels(topology, cores);
-  std::printf("calibrate: %d threads on %s%s\n", threads, topology.describe().c_str(),
+  std::printf("calibrate: %s on %s%s\n", proxy::detail::counted(threads, "thread").c_str(), topology.describe().c_str(),
               threads > topology.cores() ? " (oversubscribed)" : "");
 
   // 1. Parameters: a 2-thread tree reduce is exactly one remote combine, a + b m.
@@ -331,8 +332,9 @@ int run(int argc, char** argv) {
     std::printf("%-10s measured best: %s\n", "", std::string(to_string(best.algorithm)).c_str());
     measured_best.emplace_back(bytes, best.algorithm);
   }
-  std::printf("(* between calibration sizes; model: the measured curves of this shape, %d threads on %d socket(s); "
-              "formula: HPDC'13 with the parameters above)\n", shape.threads, shape.sockets);
+  std::printf("(* between calibration sizes; model: the measured curves of this shape, %s on %s; "
+              "formula: HPDC'13 with the parameters above)\n", proxy::detail::counted(shape.threads, "thread").c_str(),
+              proxy::detail::counted(shape.sockets, "socket").c_str());
   for (const bool formula : {false, true}) {
     const Agreement g = agreement(rows, formula);
     std::printf("%s vs a second measurement: median |error| %.0f%%, worst %.0f%% (at %s); ",

@@ -12,10 +12,13 @@
 
 #include "apps/common.hpp"
 #include "cg3d/solver.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/harness/memory.hpp"
 
 namespace {
+
+using proxy::detail::counted;
 
 constexpr const char* kProgram = "cg3d";
 
@@ -164,17 +167,17 @@ void print_report(const cg3d::RunSettings& settings, const cg3d::RunReport& repo
   tol << settings.tol;
   std::cout << kProgram << ": mode " << mode << ", variant " << cg3d::to_string(settings.variant)
             << " (unpreconditioned), grid " << redblack3d::to_string(settings.global) << ", geometry "
-            << redblack3d::to_string(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
-            << " x " << report.threads << " thread" << (report.threads == 1 ? "" : "s") << ", tol " << tol.str()
-            << ", at most " << settings.max_iterations << " iterations\n";
+            << redblack3d::to_string(settings.geometry) << ", " << counted(report.ranks, "rank") << " x "
+            << counted(report.threads, "thread") << ", tol " << tol.str() << ", at most "
+            << counted(settings.max_iterations, "iteration") << "\n";
   std::cout << "placement (rank 0): " << report.placement << "\n";
   if (settings.mode == cg3d::Mode::proxy) std::cout << "progress: " << report.progress << "\n";
   apps::print_timing_table(std::cout, {apps::TimingRow::from(mode, report.timings, per_iteration_count(report), ideal)});
   char line[256];
   std::snprintf(line, sizeof line,
-                "%s %d iteration%s: relative residual %.6e (true %.6e), error %.6e\n",
-                report.converged ? "converged in" : "not converged after", report.iterations,
-                report.iterations == 1 ? "" : "s",
+                "%s %s: relative residual %.6e (true %.6e), error %.6e\n",
+                report.converged ? "converged in" : "not converged after",
+                counted(report.iterations, "iteration").c_str(),
                 report.relative_residual(), report.true_residual, report.error);
   std::cout << line;
   if (!proxy::harness::is_multi_tier(settings.mode))
@@ -188,9 +191,9 @@ void print_report(const cg3d::RunSettings& settings, const cg3d::RunReport& repo
   if (settings.verify) {
     const cg3d::Verification& v = report.verification;
     std::snprintf(line, sizeof line,
-                  "verify: %s the serial CG (%d iteration%s; history within %.3g of ||r_0||, tolerance %.0e; "
+                  "verify: %s the serial CG (%s; history within %.3g of ||r_0||, tolerance %.0e; "
                   "max |x - x_serial| %.3g, bound %.3g)\n",
-                  v.passed ? "matches" : "DIFFERS from", v.serial_iterations, v.serial_iterations == 1 ? "" : "s",
+                  v.passed ? "matches" : "DIFFERS from", counted(v.serial_iterations, "iteration").c_str(),
                   v.history_difference,
                   cg3d::kHistoryTolerance, v.solution_difference, v.solution_bound);
     std::cout << line;

@@ -47,42 +47,77 @@ static uint64_t checksum_term(double value, long long index) {
   return shift == 0 ? bits : (bits << shift) | (bits >> (64 - shift));
 }
 
-/* Parses argv; returns -1 to run, 0 when --help or --version stopped the parse (answer holds the text),
- * kExitUsage for a bad argument (answer holds the line). Nothing is printed before every rank agrees. */
+/* The options, as the C++ heat2d declares them (heat2d_problem.cpp): a value's name in messages, NULL for a flag. */
+static const struct {
+  const char* name;
+  const char* value_name;
+} kOptions[] = {{"--nx", "NX"},         {"--ny", "NY"},       {"--iters", "K"}, {"--verify", NULL},
+                {"--bad-peer", NULL}, {"--version", NULL}, {"--help", NULL}};
+enum { kOptionCount = sizeof kOptions / sizeof kOptions[0] };
+
+/* Parses argv as the C++ drivers parse theirs (apps/common/src/options.cpp): "--name value" or "--name=value",
+ * each option at most once, the same words for each refusal. Returns -1 to run, 0 when --help or --version
+ * stopped the parse (answer holds the text), kExitUsage for a bad argument (answer holds the line). Nothing is
+ * printed before every rank agrees. */
 static int parse(int argc, char** argv, int ranks, struct problem* p, char* answer, size_t size) {
   p->nx = 256, p->ny = 256, p->steps = 200, p->verify = 0, p->bad_peer = 0;
+  int given[kOptionCount] = {0};
   for (int i = 1; i < argc; ++i) {
     const char* option = argv[i];
-    int* target = NULL;
-    long least = 1;
-    if (strcmp(option, "--verify") == 0) { p->verify = 1; continue; }
-    if (strcmp(option, "--bad-peer") == 0) { p->bad_peer = 1; continue; }
-    if (strcmp(option, "--version") == 0) {
+    const char* equals = strncmp(option, "--", 2) == 0 ? strchr(option, '=') : NULL;
+    const size_t length = equals != NULL ? (size_t)(equals - option) : strlen(option);
+    int k = 0;
+    while (k < kOptionCount && !(strlen(kOptions[k].name) == length && strncmp(kOptions[k].name, option, length) == 0))
+      ++k;
+    if (k == kOptionCount) {
+      snprintf(answer, size, "unknown option '%.*s'", (int)length, option);
+      return kExitUsage;
+    }
+    const char* name = kOptions[k].name;
+    if (given[k]++) {
+      snprintf(answer, size, "option %s given twice", name);
+      return kExitUsage;
+    }
+    if (kOptions[k].value_name == NULL && equals != NULL) {
+      snprintf(answer, size, "option %s takes no value, got '%s'", name, equals + 1);
+      return kExitUsage;
+    }
+    if (strcmp(name, "--verify") == 0) { p->verify = 1; continue; }
+    if (strcmp(name, "--bad-peer") == 0) { p->bad_peer = 1; continue; }
+    if (strcmp(name, "--version") == 0) {
       snprintf(answer, size, "heat2d-c (proxy) %s", proxy_version());
       return kExitSuccess;
     }
-    if (strcmp(option, "--help") == 0) {
+    if (strcmp(name, "--help") == 0) {
       snprintf(answer, size, "usage: heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]");
       return kExitSuccess;
     }
-    if (strcmp(option, "--nx") == 0) target = &p->nx, least = 3;
-    else if (strcmp(option, "--ny") == 0) target = &p->ny, least = ranks;
-    else if (strcmp(option, "--iters") == 0) target = &p->steps, least = 1;
-    if (target == NULL) {
-      snprintf(answer, size, "unknown option '%s'", option);
+    int* target = &p->steps; /* --iters */
+    long least = 1;
+    if (strcmp(name, "--nx") == 0) target = &p->nx, least = 3;
+    else if (strcmp(name, "--ny") == 0) target = &p->ny, least = ranks;
+    if (equals != NULL && equals[1] == '\0') {
+      snprintf(answer, size, "option %s needs a value after '=' (%s)", name, kOptions[k].value_name);
       return kExitUsage;
     }
-    const char* text = i + 1 < argc ? argv[++i] : "";
+    if (equals == NULL && i + 1 >= argc) {
+      snprintf(answer, size, "option %s needs a value (%s)", name, kOptions[k].value_name);
+      return kExitUsage;
+    }
+    const char* text = equals != NULL ? equals + 1 : argv[++i];
     char* end = NULL;
     const long value = strtol(text, &end, 10);
     if (*text == '\0' || *end != '\0' || value < least || value > (1L << 24)) {
-      snprintf(answer, size, "%s must be an integer from %ld to %ld, got '%s'", option, least, 1L << 24, text);
+      snprintf(answer, size, "%s must be an integer from %ld to %ld, got '%s'", name, least, 1L << 24, text);
       return kExitUsage;
     }
     *target = (int)value;
   }
   return -1;
 }
+
+/* "s" after a noun whose count is not 1 ("1 rank", "2 ranks"), as proxy::detail::counted in the C++ programs. */
+static const char* plural(long count) { return count == 1 ? "" : "s"; }
 
 /* A failure the other ranks cannot know about: ends the whole job now, while the proxy still runs. */
 static void abort_job(int rank) {
@@ -202,7 +237,8 @@ static int run(const proxy_placement* placement, proxy_thread* proxy, const stru
     const char* strategy = "";
     proxy_placement_describe(placement, where, sizeof where);
     proxy_thread_progress_strategy(proxy, &strategy);
-    printf("heat2d-c: %dx%d, %d steps, %d ranks; rank 0 %s; progress %s\n", nx, ny, p->steps, size, where, strategy);
+    printf("heat2d-c: %dx%d, %d step%s, %d rank%s; rank 0 %s; progress %s\n", nx, ny, p->steps, plural(p->steps), size,
+           plural(size), where, strategy);
   }
 
   /* The halo of each buffer, as heat2d_problem.cpp's commit_halo: edge rows out, ghost rows in. */

@@ -123,8 +123,9 @@ program heat2d
   if (rank == 0) then
     call check(proxy_placement_describe(placement, where))
     call check(proxy_thread_progress_strategy(thread, strategy))
-    write(line, '(a,i0,a,i0,a,i0,a,i0,a)') 'heat2d-fortran: ', nx, 'x', ny, ', ', steps, ' steps, ', size, &
-        ' ranks; rank 0 ' // where // '; progress ' // strategy
+    write(line, '(a,i0,a,i0,a,i0,a,i0,a)') 'heat2d-fortran: ', nx, 'x', ny, ', ', steps, &
+        ' step' // plural(steps) // ', ', size, ' rank' // plural(size) // '; rank 0 ' // where // '; progress ' // &
+        strategy
     call say(trim(line))
   end if
 
@@ -370,63 +371,111 @@ contains
     end if
   end function
 
-  ! Parses the command line; returns -1 to run, 0 when --help or --version stopped the parse (answer holds the
-  ! text), exit_usage for a bad argument (answer holds the line). Nothing is written before every rank agrees.
+  ! Parses the command line as the C++ drivers parse theirs (apps/common/src/options.cpp): "--name value" or
+  ! "--name=value", each option at most once, the same words for each refusal. Returns -1 to run, 0 when --help or
+  ! --version stopped the parse (answer holds the text), exit_usage for a bad argument (answer holds the line).
+  ! Nothing is written before every rank agrees.
   integer function parse() result(outcome)
-    character(256) :: option, text
-    integer :: i, value, least, io
-    outcome = -1
+    ! The options as the C++ heat2d declares them (heat2d_problem.cpp); the first three take a value.
+    character(*), parameter :: names(7) = [character(10) :: '--nx', '--ny', '--iters', '--verify', '--bad-peer', &
+                                           '--version', '--help']
+    character(*), parameter :: value_names(3) = [character(2) :: 'NX', 'NY', 'K']
+    character(256) :: argument, option, text
+    integer :: i, k, equals, value, least, io
+    logical :: given(7)
+    given = .false.
+    outcome = exit_usage  ! until the parse ends well
     i = 1
     do while (i <= command_argument_count())
-      call get_command_argument(i, option)
+      call get_command_argument(i, argument)
       i = i + 1
-      select case (trim(option))
-      case ('--verify')
+      option = argument
+      text = ''
+      equals = 0
+      if (argument(1:2) == '--') equals = index(argument, '=')
+      if (equals > 0) then
+        option = argument(:equals - 1)
+        text = argument(equals + 1:)
+      end if
+      k = 1
+      do while (k <= 7)
+        if (names(k) == option) exit
+        k = k + 1
+      end do
+      if (k > 7) then
+        answer = "unknown option '" // trim(option) // "'"
+        return
+      end if
+      if (given(k)) then
+        answer = 'option ' // trim(names(k)) // ' given twice'
+        return
+      end if
+      given(k) = .true.
+      if (k > 3 .and. equals > 0) then
+        answer = 'option ' // trim(names(k)) // " takes no value, got '" // trim(text) // "'"
+        return
+      end if
+      select case (k)
+      case (1)
+        least = 3
+      case (2)
+        least = size
+      case (3)
+        least = 1
+      case (4)
         verify_requested = .true.
         cycle
-      case ('--bad-peer')
+      case (5)
         bad_peer = .true.
         cycle
-      case ('--version')
+      case (6)
         answer = 'heat2d-fortran (proxy) ' // proxy_version()
         outcome = exit_success
         return
-      case ('--help')
+      case (7)
         answer = 'usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]'
         outcome = exit_success
         return
-      case ('--nx')
-        least = 3
-      case ('--ny')
-        least = size
-      case ('--iters')
-        least = 1
-      case default
-        answer = "unknown option '" // trim(option) // "'"
-        outcome = exit_usage
-        return
       end select
-      text = ''
-      if (i <= command_argument_count()) call get_command_argument(i, text)
-      i = i + 1
-      read(text, *, iostat=io) value
-      if (io /= 0 .or. len_trim(text) == 0 .or. .not. is_decimal(text)) value = least - 1  ! (value undefined after a failed read)
-      if (value < least .or. value > 2**24) then
-        write(line, '(a,i0,a,i0,a)') trim(option) // ' must be an integer from ', least, ' to ', 2**24, &
-            ", got '" // trim(text) // "'"
-        answer = trim(line)
-        outcome = exit_usage
+      if (equals > 0 .and. len_trim(text) == 0) then
+        answer = 'option ' // trim(names(k)) // " needs a value after '=' (" // trim(value_names(k)) // ')'
         return
       end if
-      select case (trim(option))
-      case ('--nx')
+      if (equals == 0) then
+        if (i > command_argument_count()) then
+          answer = 'option ' // trim(names(k)) // ' needs a value (' // trim(value_names(k)) // ')'
+          return
+        end if
+        call get_command_argument(i, text)
+        i = i + 1
+      end if
+      read(text, *, iostat=io) value
+      ! (value is undefined after a failed read)
+      if (io /= 0 .or. len_trim(text) == 0 .or. .not. is_decimal(text)) value = least - 1
+      if (value < least .or. value > 2**24) then
+        write(line, '(a,i0,a,i0,a)') trim(names(k)) // ' must be an integer from ', least, ' to ', 2**24, &
+            ", got '" // trim(text) // "'"
+        answer = trim(line)
+        return
+      end if
+      select case (k)
+      case (1)
         nx = value
-      case ('--ny')
+      case (2)
         ny = value
-      case ('--iters')
+      case (3)
         steps = value
       end select
     end do
+    outcome = -1
+  end function
+
+  ! "s" after a noun whose count is not 1 ("1 rank", "2 ranks"), as proxy::detail::counted in the C++ programs.
+  function plural(count) result(suffix)
+    integer, intent(in) :: count
+    character(:), allocatable :: suffix
+    suffix = 's'
+    if (count == 1) suffix = ''
   end function
 
   ! Whether text is a decimal integer (list-directed read would also take "3,4" or "3 x").

@@ -13,6 +13,7 @@
 
 #include <apps/driver_main.hpp>
 #include <apps/exit_codes.hpp>
+#include <proxy/detail/counted.hpp>
 #include <proxy/harness/session.hpp>  // placement_for, bind_compute_threads
 #include <proxy/harness/timed_wait.hpp>
 #include <proxy/proxy.hpp>
@@ -34,7 +35,8 @@ int main(int argc, char** argv) {
     // Every core of the rank computes (mt mode's placement: one thread per core, no proxy core).
     const proxy::Placement placement = proxy::harness::placement_for(env, proxy::harness::Mode::mt, 0);
     if (rank == 0)
-      std::printf("heat2d-plain: %dx%d, %d steps, %d ranks; rank 0 %s\n", nx, problem.ny, problem.steps, size,
+      std::printf("heat2d-plain: %dx%d, %s, %s; rank 0 %s\n", nx, problem.ny,
+                  proxy::detail::counted(problem.steps, "step").c_str(), proxy::detail::counted(size, "rank").c_str(),
                   placement.describe().c_str());
     proxy::harness::bind_compute_threads(env, placement);
     for (int step = 0; step < problem.steps; ++step) {

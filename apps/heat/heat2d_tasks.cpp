@@ -14,6 +14,7 @@
 
 #include <apps/driver_main.hpp>
 #include <apps/exit_codes.hpp>
+#include <proxy/detail/counted.hpp>
 #include <proxy/harness/session.hpp>  // placement_for, bind_compute_threads (binds unless PROXY_BIND=0)
 #include <proxy/openmp_tasks.hpp>
 #include <proxy/proxy.hpp>
@@ -46,8 +47,9 @@ int main(int argc, char** argv) {
       defaults.timings = problem.verbose;  // its statistics' times, printed below
       proxy::ProxyThread proxy(MPI_COMM_WORLD, placement, defaults);
       if (rank == 0)
-        std::printf("heat2d-tasks: %dx%d, %d steps, %d ranks; rank 0 %s; progress %s\n", nx, problem.ny, steps,
-                    size, placement.describe().c_str(), std::string(to_string(proxy.progress_strategy())).c_str());
+        std::printf("heat2d-tasks: %dx%d, %s, %s; rank 0 %s; progress %s\n", nx, problem.ny,
+                    proxy::detail::counted(steps, "step").c_str(), proxy::detail::counted(size, "rank").c_str(),
+                    placement.describe().c_str(), std::string(to_string(proxy.progress_strategy())).c_str());
       proxy::harness::bind_compute_threads(env, placement);
       proxy::Plan halo[2];  // one per buffer: PlanSpec send/recv of the edge and ghost rows (heat2d_problem.cpp)
       slab.commit_halo(proxy, halo);

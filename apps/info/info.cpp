@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/common.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/proxy.hpp"
 
 namespace {
@@ -59,7 +60,7 @@ int main(int argc, char** argv) try {
   MPI_Gatherv(line.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
   if (env.rank() == 0) {
     const char* levels[] = {"SINGLE", "FUNNELED", "SERIALIZED", "MULTIPLE"};
-    std::printf("proxy-info: %d ranks, MPI_THREAD_%s, topology: %s\n", env.size(),
+    std::printf("proxy-info: %s, MPI_THREAD_%s, topology: %s\n", proxy::detail::counted(env.size(), "rank").c_str(),
                 levels[std::min(std::max(env.thread_level(), 0), 3)], env.topology().describe().c_str());
     std::fputs(all.c_str(), stdout);
   }

@@ -11,12 +11,15 @@
 #include <vector>
 
 #include "apps/common.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
 #include "proxy/harness/memory.hpp"
 #include "redblack3d/solver.hpp"
 
 namespace {
+
+using proxy::detail::counted;
 
 constexpr const char* kProgram = "redblack3d";
 
@@ -197,9 +200,9 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                                    : std::numeric_limits<double>::quiet_NaN();
   if (env.rank() == 0) {
     std::cout << kProgram << ": mode " << mode << ", grid " << redblack3d::to_string(settings.global) << ", geometry "
-              << redblack3d::to_string(settings.geometry) << ", " << report.ranks << " rank" << (report.ranks == 1 ? "" : "s")
-              << " x " << report.threads << " thread" << (report.threads == 1 ? "" : "s") << ", "
-              << settings.iterations << " iterations, omega " << settings.omega
+              << redblack3d::to_string(settings.geometry) << ", " << counted(report.ranks, "rank") << " x "
+              << counted(report.threads, "thread") << ", " << counted(settings.iterations, "iteration") << ", omega "
+              << settings.omega
               << (settings.mode == redblack3d::Mode::proxy ? settings.early_bird ? ", early-bird on" : ", early-bird off" : "")
               << "\n";
     std::cout << "placement (rank 0): " << report.placement << "\n";
@@ -211,9 +214,10 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     std::cout << line;
     if (single_tier) std::cout << apps::ideal_proxy_explained(t.total_s, t.comm_s, node_width, proxy_cores) << "\n";
     if (settings.verify) {
-      std::snprintf(line, sizeof line, "verify: %s the serial solver (max difference %.3g, %lld points differ)\n",
+      std::snprintf(line, sizeof line, "verify: %s the serial solver (max difference %.3g, %s differ%s)\n",
                     report.verified ? "bitwise identical to" : "DIFFERS from", report.comparison.max_difference,
-                    report.comparison.mismatches);
+                    counted(report.comparison.mismatches, "point").c_str(),
+                    report.comparison.mismatches == 1 ? "s" : "");
       std::cout << line;
     }
     if (verbose && !report.proxy_statistics.empty()) std::cout << report.proxy_statistics << "\n";

@@ -190,7 +190,8 @@ def print_table(args, records):
     for mode in args.modes:
         runs = [r for r in records if r["mode"] == mode]
         best[mode] = min(runs, key=lambda r: r["total_s"])["panel"]
-    print(f"SUMMA panel comparison, m = n = k = {args.size}, {args.reps} reps; total s (GFLOP/s), * = best")
+    print(f"SUMMA panel comparison, m = n = k = {args.size}, {cli.counted(args.reps, 'rep')}; total s (GFLOP/s), "
+          "* = best")
     print(f"{'panel':>6} | " + " | ".join(f"{m:>18}" for m in args.modes))
     for panel in args.panels:
         cells = []
@@ -231,14 +232,14 @@ def plot(path, args, records):
         axes.plot([r["panel"] for r in runs], [r["total_s"] for r in runs], label=mode, **figures.style(index))
     axes.set_xscale("log", base=2)
     axes.set_xlabel("panel width (log 2 scale)")
-    axes.set_ylabel(f"total time (s), mean of {args.reps} repetitions")
+    axes.set_ylabel(f"total time (s), mean of {cli.counted(args.reps, 'repetition')}")
     axes.legend(fontsize="small", title="mode", title_fontsize="x-small")
     axes.grid(alpha=0.3)
     provs = [r.get("provenance") or {} for r in records]
     # One run per point, its time the driver's mean over --reps: no spread is recorded, so no error bars
     # (apps/sweep runs repetitions as separate runs and apps/plot draws their min..max).
     figures.finish(figure, axes, f"SUMMA, m = n = k = {args.size}", f"points: one run each, the mean of its "
-                   f"{args.reps} repetitions (summa --reps): no error bars", cli.unique(p["host"] for p in provs
+                   f"{cli.counted(args.reps, 'repetition')} (summa --reps): no error bars", cli.unique(p["host"] for p in provs
                    if p.get("host")), cli.unique(p["time_utc"][:10] for p in provs if p.get("time_utc")))
     figure.savefig(path, dpi=120)
 

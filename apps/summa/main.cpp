@@ -11,12 +11,15 @@
 
 
 #include <apps/common.hpp>
+#include <proxy/detail/counted.hpp>
 #include <proxy/environment.hpp>
 #include <proxy/error.hpp>
 #include <proxy/harness/memory.hpp>
 #include <summa/run.hpp>
 
 namespace {
+
+using proxy::detail::counted;
 
 constexpr const char* kProgram = "summa";
 
@@ -90,6 +93,9 @@ summa::Problem problem_from(const apps::Options& options, int ranks) {
   p.m = options.given("m") ? options.integer("m") : size;
   p.n = options.given("n") ? options.integer("n") : size;
   p.k = options.given("k") ? options.integer("k") : size;
+  if (!options.given("m")) p.m_option = "--size";
+  if (!options.given("n")) p.n_option = "--size";
+  if (!options.given("k")) p.k_option = "--size";
   const std::vector<int> grid =
       options.value("grid") == "auto" ? auto_grid(ranks) : options.geometry("grid", 2);
   p.grid_rows = grid[0];
@@ -150,11 +156,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   // Before allocating: this rank's blocks, panel buffers and (--verify) reference, against its share of
   // the node's memory.
-  const std::string sizes = problem.m == problem.n && problem.n == problem.k
-                                ? "--size " + std::to_string(problem.m)
-                                : "--m " + std::to_string(problem.m) + " --n " + std::to_string(problem.n) +
-                                      " --k " + std::to_string(problem.k);
-  proxy::harness::check_memory(env.world(), sizes, summa::bytes_per_rank(problem), env.node().size);
+  proxy::harness::check_memory(env.world(), problem.sizes(), summa::bytes_per_rank(problem), env.node().size);
   apps::Provenance provenance = apps::collect_provenance(argc, argv);  // time and load of the start
   if (!output.empty()) {
     // Before any computation: a bad file (directory, permission, another program's CSV) fails here, on
@@ -177,12 +179,12 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
                            ? std::nan("")
                            : apps::ideal_proxy_time(result.timings.total_s, result.timings.comm_s, cores_per_node);
   if (root) {
-    std::printf("summa: C = A*B with m=%lld n=%lld k=%lld, grid %s, panel %d (%d panels), mode %s, %d ranks x %d "
-                "threads, %d reps\n",
+    std::printf("summa: C = A*B with m=%lld n=%lld k=%lld, grid %s, panel %d (%s), mode %s, %s x %s, %s\n",
                 static_cast<long long>(problem.m), static_cast<long long>(problem.n),
-                static_cast<long long>(problem.k), problem.grid().c_str(), problem.panel, result.panels,
-                std::string(summa::to_string(problem.mode)).c_str(), env.size(), result.threads_per_rank,
-                problem.reps);
+                static_cast<long long>(problem.k), problem.grid().c_str(), problem.panel,
+                counted(result.panels, "panel").c_str(), std::string(summa::to_string(problem.mode)).c_str(),
+                counted(env.size(), "rank").c_str(), counted(result.threads_per_rank, "thread").c_str(),
+                counted(problem.reps, "rep").c_str());
     std::printf("broadcast receivers of rank 0 (%s): %s\n",
                 problem.has_node_layout() ? ("node layout " + std::to_string(problem.node_rows) + "x" +
                                              std::to_string(problem.node_cols)).c_str()

@@ -169,6 +169,11 @@ def lists(values, name, escape=False):
     return result
 
 
+def counted(count, singular, plural=None):
+    """A count and its noun for messages: "1 rank", "2 ranks", "1 process" ("processes" given as plural)."""
+    return f"{count} {singular if count in (1, -1) else plural or singular + 's'}"
+
+
 def unique(values):
     """The values in their first order with repeats removed (a repeated value runs once)."""
     seen, result = set(), []
@@ -277,8 +282,8 @@ def check_room(path, name):
         return
     free = fs.f_bavail * fs.f_frsize
     if free < LEAST_FREE_BYTES:
-        raise UsageError(f"{name} '{path}': its file system has {free} bytes free (at least {LEAST_FREE_BYTES} "
-                         f"needed)")
+        raise UsageError(f"{name} '{path}': its file system has {counted(free, 'byte')} free "
+                         f"(at least {LEAST_FREE_BYTES} needed)")
 
 
 def read_input(path, what, limit):

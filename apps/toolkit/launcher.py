@@ -17,7 +17,7 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from .cli import UsageError
+from .cli import UsageError, counted
 
 WRAPPER = "proxy-mpiexec"
 # The PMI srun must speak to each MPI (srun --mpi=TYPE; `srun --mpi=list` shows what a Slurm offers): Debian's
@@ -138,8 +138,9 @@ def check_srun_fits(what, tasks, cpus_per_task, nodes, capacity, options="--core
     where, have_nodes, have_cpus = capacity
     per_node = -(-tasks // nodes) * cpus_per_task
     if nodes > have_nodes or per_node > have_cpus:
-        raise UsageError(f"{what} needs {tasks} task(s) x {cpus_per_task} CPU(s) on {nodes} node(s), "
-                         f"{per_node} CPUs per node, but {where} has {have_nodes} node(s) of {have_cpus} CPUs: "
+        raise UsageError(f"{what} needs {counted(tasks, 'task')} x {counted(cpus_per_task, 'CPU')} on "
+                         f"{counted(nodes, 'node')}, {counted(per_node, 'CPU')} per node, but {where} has "
+                         f"{counted(have_nodes, 'node')} of {counted(have_cpus, 'CPU')}: "
                          f"srun would wait for ever (ask for more, or lower {options})")
 
 

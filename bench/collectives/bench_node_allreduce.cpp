@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "apps/common.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/harness/memory.hpp"
 #include "proxy/harness/session.hpp"
 #include "proxy/proxy.hpp"
@@ -207,7 +208,8 @@ int run(proxy::Environment& env, int argc, char** argv) {
   for (std::size_t i = 0; i < sizes.size(); ++i)
     correct = correct && today[i].correct && node[i].correct && planned[i].correct;
   if (env.rank() == 0) {
-    std::printf("# %s: %d ranks x %d threads; node collectives' rank 0: %s\n", kProgram, env.size(), threads,
+    std::printf("# %s: %s x %s; node collectives' rank 0: %s\n", kProgram,
+                proxy::detail::counted(env.size(), "rank").c_str(), proxy::detail::counted(threads, "thread").c_str(),
                 placement.c_str());
     std::printf("%10s %14s %14s %10s %14s %10s %16s\n", "bytes", "omp+mpi_us", "node_us", "speedup", "plan_us",
                 "speedup", "waiter_strips");

@@ -24,6 +24,7 @@
 #include "apps/program_exit.hpp"
 #include "proxy/config.hpp"
 #include "proxy/copy.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/team.hpp"
 #include "proxy/detail/timer.hpp"
 #include "proxy/topology.hpp"
@@ -198,7 +199,7 @@ void OpenMPArrayReduction(benchmark::State& state) {
   Stats s;
   s.avg = s.min = s.max = total / iterations;  // one timer around the region: no per-thread spread
   report(state, s, bytes);
-  state.SetLabel("on " + std::to_string(openmp_cpus(p)) + " CPUs");  // a label: CSV output takes no extra counter
+  state.SetLabel("on " + proxy::detail::counted(openmp_cpus(p), "CPU"));  // a label: CSV output takes no extra counter
 }
 
 void Copy(benchmark::State& state, proxy::CopyKind kind) {

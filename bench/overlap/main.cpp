@@ -29,6 +29,7 @@
 #include "measurement.hpp"
 #include "pattern.hpp"
 #include "proxy/config.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
 #include "proxy/harness/memory.hpp"
@@ -370,7 +371,8 @@ int run(proxy::Environment& environment, int argc, char** argv) {
   kernel.calibrate();
   auto cases = make_cases(settings, MPI_COMM_WORLD);
   if (environment.rank() == 0) {
-    std::cout << "# overlap: " << environment.size() << " ranks, label " << settings.label << ", thread level "
+    std::cout << "# overlap: " << proxy::detail::counted(environment.size(), "rank") << ", label " << settings.label
+              << ", thread level "
               << environment.thread_level() << ", compute " << std::setprecision(3) << kernel.units_per_second() / 1e6
               << " M units/s\n";
     print_header();

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "proxy/detail/counted.hpp"
 #include "proxy/harness/timed_wait.hpp"
 #include "proxy/plan.hpp"
 
@@ -152,7 +153,7 @@ class Halo final : public MessagePattern {
   std::string name() const override { return "halo"; }
   std::string shape() const override {
     return "edge " + std::to_string(edge_) + ", grid " + std::to_string(dims_[0]) + "x" + std::to_string(dims_[1]) +
-           "x" + std::to_string(dims_[2]) + ", " + std::to_string(messages_.size()) + " faces";
+           "x" + std::to_string(dims_[2]) + ", " + proxy::detail::counted(messages_.size(), "face");
   }
 
  private:

@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "proxy/detail/counted.hpp"
 #include "proxy/proxy_thread.hpp"
 #include "redblack3d/halo.hpp"
 #include "redblack3d/serial.hpp"
@@ -12,6 +13,7 @@
 namespace redblack3d {
 namespace {
 
+using proxy::detail::counted;
 using proxy::harness::InvalidSettings;
 
 // Everything a run reduces over the ranks besides the timings (the harness reduces those).
@@ -41,11 +43,6 @@ std::string extent_text(const Extent& e, char separator) {
   return std::to_string(e[0]) + separator + std::to_string(e[1]) + separator + std::to_string(e[2]);
 }
 
-// "1 rank", "2 ranks": counts in messages agree with their noun.
-std::string counted(long long count, const std::string& noun) {
-  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
-}
-
 }  // namespace
 
 void validate(const RunSettings& s, int ranks) {
@@ -72,8 +69,8 @@ void validate(const RunSettings& s, int ranks) {
     // Overlap needs an inner region: a block cut on both sides along d must keep a plane that is not a face.
     const int thinnest = points / parts;
     if (proxy::harness::overlaps(s.mode) && parts > 1 && thinnest < 3) {
-      throw InvalidSettings("blocks along " + std::string(1, axis[d]) + " are only " + std::to_string(thinnest) +
-                            " plane" + (thinnest == 1 ? "" : "s") + " thick; " + mode +
+      throw InvalidSettings("blocks along " + std::string(1, axis[d]) + " are only " + counted(thinnest, "plane") +
+                            " thick; " + mode +
                             " needs at least 3 to have an inner region" + where);
     }
   }

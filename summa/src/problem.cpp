@@ -2,13 +2,30 @@
 
 #include <algorithm>
 #include <climits>
+#include <initializer_list>
 #include <utility>
+#include <vector>
 
+#include "proxy/detail/counted.hpp"
 #include "summa/distribution.hpp"
 
 namespace summa {
 
 namespace {
+
+using proxy::detail::counted;
+
+// "--m 8 --n 9", or "--size 8" once for the dimensions it set: each option named once, with its value.
+std::string options_text(std::initializer_list<std::pair<const std::string*, std::int64_t>> dimensions) {
+  std::string text;
+  std::vector<std::string> named;
+  for (const auto& [option, value] : dimensions) {
+    if (std::find(named.begin(), named.end(), *option) != named.end()) continue;
+    named.push_back(*option);
+    text += (text.empty() ? "" : " ") + *option + " " + std::to_string(value);
+  }
+  return text;
+}
 
 void require_positive(std::string_view name, std::int64_t value) {
   if (value < 1)
@@ -18,21 +35,21 @@ void require_positive(std::string_view name, std::int64_t value) {
 }  // namespace
 
 void validate(const Problem& p, int ranks) {
-  require_positive("--m", p.m);
-  require_positive("--n", p.n);
-  require_positive("--k", p.k);
+  require_positive(p.m_option, p.m);
+  require_positive(p.n_option, p.n);
+  require_positive(p.k_option, p.k);
   require_positive("--panel", p.panel);
   // BLAS and MPI take int dimensions and counts.
-  for (const auto& [name, value] : {std::pair<const char*, std::int64_t>{"--m", p.m}, {"--n", p.n}, {"--k", p.k}})
-    if (value > INT_MAX)
-      throw InvalidProblem(std::string(name) + " " + std::to_string(value) + " exceeds 2147483647 (2^31-1)");
+  for (const auto& [name, value] : {std::pair<const std::string*, std::int64_t>{&p.m_option, p.m},
+                                    {&p.n_option, p.n}, {&p.k_option, p.k}})
+    if (value > INT_MAX) throw InvalidProblem(*name + " " + std::to_string(value) + " exceeds 2147483647 (2^31-1)");
   require_positive("--reps", p.reps);
   if (p.grid_rows < 1 || p.grid_cols < 1)
     throw InvalidProblem("--grid extents must be at least 1, got '" + p.grid() + "'");
   if (static_cast<long long>(p.grid_rows) * p.grid_cols != ranks)
     throw InvalidProblem("--grid " + p.grid() + " needs " +
-                         std::to_string(static_cast<long long>(p.grid_rows) * p.grid_cols) + " ranks, but " +
-                         std::to_string(ranks) + " are running");
+                         counted(static_cast<long long>(p.grid_rows) * p.grid_cols, "rank") + ", but " +
+                         std::to_string(ranks) + (ranks == 1 ? " is" : " are") + " running");
   proxy::harness::check_threads(p.mode, p.threads);
   if (p.has_node_layout()) {
     const std::string layout = std::to_string(p.node_rows) + "x" + std::to_string(p.node_cols);
@@ -48,9 +65,11 @@ void validate(const Problem& p, int ranks) {
   const std::int64_t cols = BlockDistribution(p.n, p.grid_cols).size(0);
   const std::int64_t widest = std::min<std::int64_t>(p.panel, p.k);
   if (rows * widest > INT_MAX || cols * widest > INT_MAX || rows * cols > INT_MAX)
-    throw InvalidProblem("--m " + std::to_string(p.m) + " --n " + std::to_string(p.n) + " --panel " +
+    throw InvalidProblem(options_text({{&p.m_option, p.m}, {&p.n_option, p.n}}) + " --panel " +
                          std::to_string(p.panel) + ": a block or panel exceeds 2^31-1 elements");
 }
+
+std::string Problem::sizes() const { return options_text({{&m_option, m}, {&n_option, n}, {&k_option, k}}); }
 
 double bytes_per_rank(const Problem& p) {
   // The largest blocks are those of grid row and column 0 (BlockDistribution gives them the remainder).

@@ -192,7 +192,7 @@ TEST(HierarchicalPlans, AHeldElementDoesNotCompleteAndItsTimeoutNamesTheMissingP
   proxy.ready(ticket, 1);
   const std::string message = message_of([&] { proxy.wait(ticket, std::chrono::milliseconds(200)); });
   EXPECT_NE(message.find("plan 'held'"), std::string::npos) << message;
-  EXPECT_NE(message.find("allreduce over 1 ranks (8 bytes) waiting for parts 0"), std::string::npos) << message;
+  EXPECT_NE(message.find("allreduce over 1 rank (8 bytes) waiting for parts 0"), std::string::npos) << message;
   EXPECT_FALSE(proxy.test(ticket));  // still held: nothing can complete it but part 0
   EXPECT_EQ(sum, 0.0);
   proxy.ready(ticket, 0);
@@ -263,7 +263,7 @@ TEST(HierarchicalPlans, AnElementReadyBehindAHeldOneWaitsAndItsTimeoutSaysSo) {
   const proxy::Ticket ticket = proxy.start(plan);
   proxy.ready(ticket, 1);
   const std::string message = message_of([&] { proxy.wait(ticket, std::chrono::milliseconds(200)); });
-  EXPECT_NE(message.find("allreduce over 1 ranks (8 bytes) waiting for parts 0; broadcast from root 0 over 1 ranks "
+  EXPECT_NE(message.find("allreduce over 1 rank (8 bytes) waiting for parts 0; broadcast from root 0 over 1 rank "
                          "(8 bytes) held behind an earlier element on its communicator"),
             std::string::npos)
       << message;
@@ -313,7 +313,7 @@ TEST(HierarchicalPlans, ALaterPlansCollectiveHeldBehindAnEarlierOneSaysSoInItsTi
   const proxy::Ticket tb = proxy.start(plan_b);
   const std::string message = message_of([&] { proxy.wait(tb, std::chrono::milliseconds(200)); });
   EXPECT_NE(message.find("plan 'ready-second'"), std::string::npos) << message;
-  EXPECT_NE(message.find("allreduce over 1 ranks (8 bytes) held behind an earlier element on its communicator"),
+  EXPECT_NE(message.find("allreduce over 1 rank (8 bytes) held behind an earlier element on its communicator"),
             std::string::npos)
       << message;
   proxy.ready(ta, 0);

@@ -54,8 +54,8 @@ class CompareTest(unittest.TestCase):
         records = [json.loads(line) for line in output.read_text().splitlines()]
         self.assertEqual([(r["mode"], r["variant"]) for r in records], [(m, v) for m in MODES for v in VARIANTS])
         lines = done.stdout.splitlines()
-        self.assertEqual(lines[0], "cg3d 16x16x16, tol 1e-8, at most 500 iterations, 1 node(s) x 2 cores, "
-                                   "1 run(s) per cell")
+        self.assertEqual(lines[0], "cg3d 16x16x16, tol 1e-8, at most 500 iterations, 1 node x 2 cores, "
+                                   "1 run per cell")
         self.assertRegex(lines[1], r"^Mode +Variant +Ranks x thr +Total\(s\) +Compute\(s\) +Comm\(s\) +Wait\(s\) "
                                    r"+Iterations +Iter\(ms\)$")
         by_cell = {(r["mode"], r["variant"]): r for r in records}
@@ -64,7 +64,7 @@ class CompareTest(unittest.TestCase):
             ranks = "2 x 1" if mode in ("sync", "async") else "1 x 2"
             self.assertRegex(line, rf"^{mode} +{variant} +{ranks} +{r['total_s']:.4f} +{r['compute_s']:.4f} +"
                                    rf"{r['comm_s']:.4f} +{r['wait_s']:.4f} +{r['iterations']} +{r['iter_ms']:.3f}$")
-        self.assertTrue(lines[10].startswith("Each row is the median of 1 run(s) of one mode and variant"), lines[10])
+        self.assertTrue(lines[10].startswith("Each row is the median of 1 run of one mode and variant"), lines[10])
         proxy = by_cell[("proxy", "pipelined")]
         sync = by_cell[("sync", "classic")]
         speedup = sync["total_s"] / proxy["total_s"]

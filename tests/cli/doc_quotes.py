@@ -36,6 +36,8 @@ RUN = {
         ("mpi 2", ["{bin}/cg3d", "--tol", "0"], {}, 2),
     "compare: error: --modes: unknown mode 'bogus' (expected sync, async, mt, proxy)":
         ("serial", ["{source}/apps/cg3d/compare", "--modes", "bogus"], {}, 2),
+    "heat2d-c: error: option --nx given twice":
+        ("mpi 1", ["{bin}/heat2d-c", "--nx", "8", "--nx", "9"], {}, 2),
     "calibrate: error: --csv check.csv is written only by a calibration (--predict-only measures and writes nothing)":
         ("serial", ["{bin}/calibrate", "--predict-only", "--csv", "check.csv"], {}, 2),
 }
@@ -67,8 +69,8 @@ ELSEWHERE = {
     "proxy-info: error: srun started 2 tasks (SLURM_STEP_NUM_TASKS=2) but MPI sees 1: this MPICH needs srun "
     "--mpi=pmi2 (or SLURM_MPI_TYPE=pmi2)":
         ("tests/slurm/test_slurm.py", "proxy-info: error: srun started 2 tasks (SLURM_STEP_NUM_TASKS=2) but MPI sees 1"),
-    "compare: error: mode sync needs 2 task(s) x 1 CPU(s) on 1 node(s), 2 CPUs per node, but the allocation "
-    "(SLURM_JOB_ID=7) has 1 node(s) of 1 CPUs: srun would wait for ever (ask for more, or lower --cores/--nodes)":
+    "compare: error: mode sync needs 2 tasks x 1 CPU on 1 node, 2 CPUs per node, but the allocation "
+    "(SLURM_JOB_ID=7) has 1 node of 1 CPU: srun would wait for ever (ask for more, or lower --cores/--nodes)":
         ("tests/sweep/test_launch.py", "srun would wait for ever (ask for more, or lower --cores/--nodes)"),
     "summa: error: mode sync, the barrier before repetition 3, rank 1: not every rank joined it after 3.0 s "
     "(PROXY_WAIT_TIMEOUT)":

@@ -51,7 +51,8 @@ class TestClusterStudy(unittest.TestCase):
     def check_report(self, nodes, cores):
         """Every table present and consistent with NODES x CORES."""
         report = (self.out / "report.md").read_text()
-        self.assertIn(f"# Cluster study: {nodes} node(s) x {cores} cores", report)
+        self.assertIn(f"# Cluster study: {nodes} node{'' if nodes == 1 else 's'} x {cores} core"
+                      f"{'' if cores == 1 else 's'}", report)
         for app in ("redblack3d", "summa"):
             table = {r["mode"]: r for r in rows(self.out / f"{app}.csv")}
             self.assertEqual(sorted(table), ["async", "mt", "proxy", "sync"], app)

@@ -24,6 +24,14 @@ run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${MPIEXEC} -n 2 ${WORK_DIR}/build/consumer)
 expect_sum_of_ranks("find_package(proxy)")
 
+# find_package's one line for components it refuses, in a C++-only project: each unknown one named once with the
+# known ones listed once, and a known one whose language is not enabled (it read "has not enabled ;(project(...").
+set(_known "\\(proxy's components: core, collectives, harness, c, fortran\\)")
+expect_component_refusal(${prefix} cc "proxy: unknown component 'cc' ${_known}")
+expect_component_refusal(${prefix} "core;bogus;cc" "proxy: unknown components 'bogus', 'cc' ${_known}")
+expect_component_refusal(${prefix} "c;bogus" "proxy: unknown component 'bogus' ${_known}; component 'c' needs the C \
+language, which this project has not enabled \\(add C to project\\(\\)'s LANGUAGES, or call enable_language\\(C\\)\\)")
+
 # pkg-config consumer: the compiler driver and the flags proxyrt.pc gives, nothing else.
 file(GLOB_RECURSE pc_file ${prefix}/*/proxyrt.pc)
 if(NOT pc_file)

@@ -67,18 +67,6 @@ run(${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${lib_dir} ${MPIEXEC} -n 2 ${WORK_DI
 expect_sum_of_ranks("shared, pkg-config proxyrt-core")
 
 # find_package with a component this installation lacks, and one proxy does not know: one line naming it.
-foreach(case "harness|proxy: component 'harness' is not installed in [^\n]+ \\(it has: core\\)"
-             "bogus|proxy: unknown component 'bogus' \\(proxy's components: core, collectives, harness, c, fortran\\)")
-  string(REPLACE "|" ";" case "${case}")
-  list(GET case 0 component)
-  list(GET case 1 expected)
-  file(REMOVE_RECURSE ${WORK_DIR}/probe-build)
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/component_probe -B ${WORK_DIR}/probe-build
-                          -DCOMPONENTS=${component} -DCMAKE_PREFIX_PATH=${prefix}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  string(REGEX REPLACE "\n +" " " err "${err}")  # CMake wraps long messages
-  if(rc EQUAL 0 OR NOT err MATCHES "${expected}")
-    message(FATAL_ERROR "find_package(proxy COMPONENTS ${component}): exit ${rc}, expected '${expected}':\n${err}")
-  endif()
-  message("find_package(proxy COMPONENTS ${component}) refused: ${CMAKE_MATCH_0}")
-endforeach()
+expect_component_refusal(${prefix} harness "proxy: component 'harness' is not installed in [^ ]+ \\(it has: core\\)")
+set(_known "\\(proxy's components: core, collectives, harness, c, fortran\\)")
+expect_component_refusal(${prefix} bogus "proxy: unknown component 'bogus' ${_known}")

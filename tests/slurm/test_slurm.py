@@ -47,9 +47,9 @@ class TestSlurm(unittest.TestCase):
         self.assertEqual(done.returncode, 2, done.stderr)
         job = re.search(r"Granted job allocation (\d+)", done.stderr).group(1)
         self.assertRegex(done.stderr, re.escape(
-            f"{tool}: error: mode sync needs {needs} task(s) x 1 CPU(s) on 1 node(s), {needs} CPUs per node, but "
-            f"the allocation (SLURM_JOB_ID={job}) has 1 node(s) of ") + r"[0-9]+" + re.escape(
-            f" CPUs: srun would wait for ever (ask for more, or lower {lower})"))
+            f"{tool}: error: mode sync needs {needs} tasks x 1 CPU on 1 node, {needs} CPUs per node, but "
+            f"the allocation (SLURM_JOB_ID={job}) has 1 node of ") + r"[0-9]+ CPUs?" + re.escape(
+            f": srun would wait for ever (ask for more, or lower {lower})"))
         self.assertNotIn("+ srun", done.stderr)
 
     def test_pairing_sweep_under_salloc(self):

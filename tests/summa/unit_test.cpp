@@ -248,4 +248,29 @@ TEST(Problem, ValidationNamesTheBadValue) {
   EXPECT_THROW(summa::parse_mode("Sync"), summa::InvalidProblem);
 }
 
+// A size too big names the option the user gave: --size for every dimension it set (it said --m for `--size 4G`).
+TEST(Problem, SizeMessagesNameTheOptionGiven) {
+  summa::Problem square;
+  square.m = square.n = square.k = 4294967296;
+  square.m_option = square.n_option = square.k_option = "--size";
+  EXPECT_EQ(validation_error(square, 1), "--size 4294967296 exceeds 2147483647 (2^31-1)");
+  EXPECT_EQ(square.sizes(), "--size 4294967296");
+  summa::Problem mixed = square;
+  mixed.m = mixed.n = 1000;
+  mixed.k = 5000000000;
+  mixed.k_option = "--k";
+  EXPECT_EQ(validation_error(mixed, 1), "--k 5000000000 exceeds 2147483647 (2^31-1)");
+  EXPECT_EQ(mixed.sizes(), "--size 1000 --k 5000000000");
+  summa::Problem wide = square;
+  wide.m = wide.n = wide.k = 50000;
+  wide.panel = 50000;
+  EXPECT_EQ(validation_error(wide, 1), "--size 50000 --panel 50000: a block or panel exceeds 2^31-1 elements");
+  wide.n_option = "--n";
+  EXPECT_EQ(validation_error(wide, 1),
+            "--size 50000 --n 50000 --panel 50000: a block or panel exceeds 2^31-1 elements");
+  summa::Problem given;  // each dimension its own option, even when they are equal
+  given.m = given.n = given.k = 8;
+  EXPECT_EQ(given.sizes(), "--m 8 --n 8 --k 8");
+}
+
 }  // namespace

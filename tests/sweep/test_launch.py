@@ -217,8 +217,8 @@ class TestLaunch(unittest.TestCase):
                                                                             str(self.driver)])
         self.log.unlink(missing_ok=True)
         done = run([COMPARE, "--driver", self.driver, "--modes", "mt", "--cores", "8", "--launcher", "srun"], env=env)
-        self.assertEqual((done.returncode, done.stderr.strip()), (2, "compare: error: mode mt needs 1 task(s) x 8 "
-                         "CPU(s) on 1 node(s), 8 CPUs per node, but the allocation (SLURM_JOB_ID=77) has 2 node(s) of "
+        self.assertEqual((done.returncode, done.stderr.strip()), (2, "compare: error: mode mt needs 1 task x 8 "
+                         "CPUs on 1 node, 8 CPUs per node, but the allocation (SLURM_JOB_ID=77) has 2 nodes of "
                          "4 CPUs: srun would wait for ever (ask for more, or lower --cores/--nodes)"))
         self.assertFalse(self.log.exists())
         done = run([COMPARE, "--driver", self.driver, "--launcher", "srun", "--mpiexec", "mpiexec"], env=env)

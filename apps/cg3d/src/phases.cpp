@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 
+#include <proxy/detail/counted.hpp>
 #include <proxy/harness/timed_wait.hpp>
 
 namespace cg3d {
@@ -58,8 +59,8 @@ proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, int u
   };
   const auto per_unit = static_cast<long long>(phases.size());
   if (units < 1 || per_unit * units > std::numeric_limits<int>::max())
-    throw proxy::harness::InvalidSettings(std::to_string(units) + " iterations of " + std::to_string(per_unit) +
-                                          " steps do not fit a run");
+    throw proxy::harness::InvalidSettings(proxy::detail::counted(units, "iteration") + " of " +
+                                          proxy::detail::counted(per_unit, "step") + " do not fit a run");
   auto table = std::make_shared<Table>(Table{std::move(phases), 0});
   proxy::harness::Steps steps;
   steps.count = static_cast<int>(per_unit * units);

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include <proxy/detail/counted.hpp>
+
 namespace apps {
 
 double ideal_proxy_time(double sync_total_s, double comm_s, int cores_per_node, int proxy_cores) noexcept {
@@ -18,8 +20,9 @@ double ideal_proxy_time(double sync_total_s, double comm_s, int cores_per_node, 
 std::string ideal_proxy_explained(double sync_total_s, double comm_s, int cores_per_node, int proxy_cores) {
   const double ideal = ideal_proxy_time(sync_total_s, comm_s, cores_per_node, proxy_cores);
   char where[96];
-  std::snprintf(where, sizeof where, "p = %d core%s per node, s = %d core%s given to the proxy", cores_per_node,
-                cores_per_node == 1 ? "" : "s", proxy_cores, proxy_cores == 1 ? "" : "s");
+  std::snprintf(where, sizeof where, "p = %s per node, s = %s given to the proxy",
+                proxy::detail::counted(cores_per_node, "core").c_str(),
+                proxy::detail::counted(proxy_cores, "core").c_str());
   char line[320];
   if (std::isnan(ideal)) {
     std::snprintf(line, sizeof line, "ideal proxy T_p = max((T_s - C_t) p/(p - s), C_t): none for %s (no core left "

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <proxy/config.hpp>
+#include <proxy/detail/counted.hpp>
 #include <proxy/harness/timed_wait.hpp>
 
 #include "apps/file_lock.hpp"
@@ -47,7 +48,8 @@ std::string no_room_reason(const std::string& what, const std::string& where) {
   if (::statvfs(where.c_str(), &fs) != 0) return "";
   const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
   if (free_bytes >= kLeastFreeBytes) return "";
-  return what + "its file system has " + std::to_string(free_bytes) + " bytes free (at least " +
+  return what + "its file system has " + proxy::detail::counted(free_bytes, "byte") +
+         " free (at least " +
          std::to_string(kLeastFreeBytes) + " needed)";
 }
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "node_slot_operation.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/proxy_thread.hpp"
 #include "proxy/team.hpp"
 
@@ -108,7 +109,7 @@ NodeRequest NodeCollectives::begin(int thread, NodeCollectiveKind kind, std::siz
   const int slot = me.next_slot;
   if (me.pending[slot])
     throw Error("node collective: thread " + std::to_string(thread) + " started more than " +
-                std::to_string(slots_.size()) + " requests without waiting (slot " + std::to_string(slot) +
+                detail::counted(slots_.size(), "request") + " without waiting (slot " + std::to_string(slot) +
                 " still pending; raise max_outstanding or wait first)");
   me.next_slot = (slot + 1) % static_cast<int>(slots_.size());
   request.kind = kind;

@@ -28,6 +28,7 @@
 #include <mpi.h>
 
 #include "proxy/detail/collective_requests.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/error.hpp"
 #include "proxy/node_collectives.hpp"
 #include "proxy/operation.hpp"
@@ -110,7 +111,7 @@ class NodeCollectives::SlotOperation final : public Operation {
   std::string describe_outstanding() const override {
     const std::uint64_t d = done.load(std::memory_order_acquire), r = ready.load(std::memory_order_acquire);
     return std::string(node_detail::name_of(work_.what)) + ": " + std::to_string(d - std::min(d, work_.base)) +
-           " of " + std::to_string(work_.segments) + " segments done across ranks, " +
+           " of " + detail::counted(work_.segments, "segment") + " done across ranks, " +
            std::to_string(r - std::min(r, work_.base)) + " handed to the proxy";
   }
 

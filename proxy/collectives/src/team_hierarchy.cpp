@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "proxy/detail/counted.hpp"
 #include "proxy/topology.hpp"
 #include "team_impl.hpp"
 
@@ -40,8 +41,8 @@ void Team::Impl::build_hierarchy() {
   std::vector<std::vector<int>> levels;
   for (const auto& level : config.levels) {
     if (static_cast<int>(level.size()) != p)
-      throw Error("team hierarchy level has " + std::to_string(level.size()) + " entries for " +
-                  std::to_string(p) + " threads");
+      throw Error("team hierarchy level has " + detail::counted(level.size(), "entry", "entries") +
+                  " for " + detail::counted(p, "thread"));
     levels.push_back(runs(level));
   }
   cache_group = levels.empty() ? std::vector<int>(p, 0) : levels.front();

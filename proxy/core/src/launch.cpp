@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "proxy/detail/counted.hpp"
+
 namespace proxy {
 
 namespace {
@@ -51,8 +53,8 @@ std::string launch_problem(const std::optional<LaunchCount>& count, int world_si
   if (!count || count->processes == world_size) return "";
   const bool srun = count->launcher == "srun";
   const int n = count->processes;
-  const std::string line = count->launcher + " started " + std::to_string(n) +
-                           (srun ? (n == 1 ? " task" : " tasks") : (n == 1 ? " process" : " processes")) + " (" +
+  const std::string line = count->launcher + " started " +
+                           (srun ? detail::counted(n, "task") : detail::counted(n, "process", "processes")) + " (" +
                            count->variable + "=" + std::to_string(n) + ") but MPI sees " + std::to_string(world_size) +
                            ": ";
   const std::string mpi = this_mpi();

@@ -7,6 +7,8 @@
 
 #include <sys/resource.h>
 
+#include "proxy/detail/counted.hpp"
+
 namespace proxy {
 namespace {
 
@@ -109,8 +111,8 @@ std::string bytes_text(double bytes) {
 
 std::string memory_refusal(std::string_view what, double need, int ranks_on_node, MemoryShare share) {
   if (need <= share.bytes) return {};
-  return std::string(what) + " needs " + bytes_text(need) + " per rank (" + std::to_string(ranks_on_node) +
-         (ranks_on_node == 1 ? " rank" : " ranks") + " on this node), " + bytes_text(share.bytes) +
+  return std::string(what) + " needs " + bytes_text(need) + " per rank (" + detail::counted(ranks_on_node, "rank") +
+         " on this node), " + bytes_text(share.bytes) +
          " available per rank (" + std::string(to_string(share.limit)) + ")";
 }
 

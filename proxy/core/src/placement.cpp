@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "proxy/detail/counted.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -12,10 +13,6 @@ namespace {
 // "core 3" or "cores 0-1": the noun agrees with the set.
 std::string cores_phrase(const CoreSet& cores) {
   return (cores.size() == 1 ? "core " : "cores ") + describe_cores(cores);
-}
-
-std::string count_of(int n, const char* noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
 // What one rank of the host does with its slice; every rank on the host computes every rank's, alike.
@@ -110,7 +107,7 @@ std::string occupant(const Slice& s, int world_rank, int core) {
   std::string text = "rank " + std::to_string(world_rank) + "'s ";
   if (proxy) text += "proxy";
   if (proxy && threads > 0) text += " and ";
-  if (threads > 0) text += count_of(threads, "compute thread");
+  if (threads > 0) text += detail::counted(threads, "compute thread");
   return text;
 }
 
@@ -135,7 +132,7 @@ std::string Placement::describe() const {
   if (proxy_core >= 0)
     text += "proxy on " + std::to_string(proxy_core) + " (" +
             (proxy_core_dedicated ? std::string("dedicated") : proxy_sharing_reason) + "), ";
-  text += count_of(threads, "compute thread") + " on " + describe_cores(compute_cores);
+  text += detail::counted(threads, "compute thread") + " on " + describe_cores(compute_cores);
   if (oversubscribed) text += " (oversubscribed)";
   return text;
 }
@@ -146,8 +143,8 @@ Placement place_on_host(const HostLayout& host, int host_rank, int threads, bool
     throw Error("placement: cores_on_host " + std::to_string(host.cores_on_host) + " < 1");
   if (ranks < 1) throw Error("placement: no ranks on host '" + host.name + "'");
   if (!host.world_ranks.empty() && static_cast<int>(host.world_ranks.size()) != ranks)
-    throw Error("placement: " + std::to_string(host.world_ranks.size()) + " world ranks for " +
-                std::to_string(ranks) + " bindings");
+    throw Error("placement: " + detail::counted(host.world_ranks.size(), "world rank") +
+                " for " + detail::counted(ranks, "binding"));
   if (host_rank < 0 || host_rank >= ranks)
     throw Error("placement: host rank " + std::to_string(host_rank) + " outside [0, " + std::to_string(ranks) + ")");
   if (threads < 0) throw Error("placement: threads " + std::to_string(threads) + " < 0");
@@ -183,7 +180,8 @@ Placement place_on_host(const HostLayout& host, int host_rank, int threads, bool
   // Who else runs on the proxy's core, and why.
   std::vector<std::string> sharers;
   p.proxy_core_compute_threads = me.threads_on(p.proxy_core);
-  if (p.proxy_core_compute_threads > 0) sharers.push_back(count_of(p.proxy_core_compute_threads, "compute thread"));
+  if (p.proxy_core_compute_threads > 0)
+    sharers.push_back(detail::counted(p.proxy_core_compute_threads, "compute thread"));
   int others = 0;
   int first_other = -1;
   bool other_group = false;
@@ -198,7 +196,7 @@ Placement place_on_host(const HostLayout& host, int host_rank, int threads, bool
     other_group = other_group || s.group != me.group;
     ++others;
   }
-  if (others > 3) sharers.push_back(count_of(others - 3, "more rank"));
+  if (others > 3) sharers.push_back(detail::counted(others - 3, "more rank"));
   if (sharers.empty()) {
     p.proxy_core_dedicated = true;
     return p;
@@ -209,8 +207,8 @@ Placement place_on_host(const HostLayout& host, int host_rank, int threads, bool
   std::string why;
   if (me.proxy_core_computes && others == 0) {
     p.proxy_sharing = ProxySharing::compute_does_not_fit;
-    why = count_of(p.threads, "compute thread") + " do not fit on the other " +
-          count_of(static_cast<int>(p.cores.size()) - 1, "core");
+    why = detail::counted(p.threads, "compute thread") + " do not fit on the other " +
+          detail::counted(static_cast<int>(p.cores.size()) - 1, "core");
   } else if (other_group) {
     p.proxy_sharing = ProxySharing::bindings_overlap;
     why = "rank " + std::to_string(world_rank(first_other)) + "'s binding (" +

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "proxy/detail/counted.hpp"
 #include "proxy/detail/elementwise.hpp"
 #include "proxy/error.hpp"
 
@@ -159,7 +160,7 @@ int detail::start_nonblocking_collective(const CollectiveElement& e, MPI_Comm co
 std::string describe(const CollectiveElement& e, int comm_size, unsigned long long bytes) {
   std::string text = kind_name(e.kind);
   if (e.kind != CollectiveElement::Kind::allreduce) text += (e.kind == CollectiveElement::Kind::broadcast ? " from" : " to") + std::string(" root ") + std::to_string(e.root);
-  return text + " over " + std::to_string(comm_size) + " ranks (" + std::to_string(bytes) + " bytes)";
+  return text + " over " + detail::counted(comm_size, "rank") + " (" + detail::counted(bytes, "byte") + ")";
 }
 
 }  // namespace proxy

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "plan_collectives.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -13,7 +14,7 @@ namespace proxy {
 namespace {
 std::string describe(const Transfer& t, std::uint64_t bytes) {
   return std::string(t.direction == Transfer::Direction::send ? "send to" : "recv from") + " rank " +
-         std::to_string(t.peer) + " tag " + std::to_string(t.tag) + " (" + std::to_string(bytes) + " bytes)";
+         std::to_string(t.peer) + " tag " + std::to_string(t.tag) + " (" + detail::counted(bytes, "byte") + ")";
 }
 
 // Whether an element's result buffer shares a byte with one of its contributions (then the thread-level

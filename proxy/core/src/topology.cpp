@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "proxy/detail/counted.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -146,8 +147,7 @@ int Topology::current_core() const noexcept {
 
 std::string Topology::describe() const {
   const std::size_t llc = last_level_cache_bytes();
-  std::string text = std::to_string(numa_domains()) + " NUMA domain" + (numa_domains() == 1 ? "" : "s") + ", " +
-                     std::to_string(cores()) + " core" + (cores() == 1 ? "" : "s");
+  std::string text = detail::counted(numa_domains(), "NUMA domain") + ", " + detail::counted(cores(), "core");
   if (llc > 0) text += ", last-level cache " + std::to_string(llc >> 10) + " KiB";
   return text;
 }

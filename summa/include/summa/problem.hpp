@@ -36,9 +36,16 @@ struct Problem {
   int node_cols = 0;      //   0 x 0 = ranks fill the grid row by row on their real nodes
   bool verify = false;    // recompute each block of C from the generator and compare
   bool proxy_timings = false;  // proxy mode: the proxy times its plans' epochs (Config::timings; --verbose)
+  // The option that set each of m, n and k, for messages that name the value: "--size" when the driver took
+  // that dimension from --size, so that `--size 4G` is refused as --size, not as --m.
+  std::string m_option = "--m";
+  std::string n_option = "--n";
+  std::string k_option = "--k";
 
   std::string grid() const { return std::to_string(grid_rows) + "x" + std::to_string(grid_cols); }
   bool has_node_layout() const noexcept { return node_rows > 0; }
+  // The sizes as the options that set them: "--size 1024", "--m 2000 --n 1000 --k 500", "--size 64 --k 9".
+  std::string sizes() const;
 };
 
 // Throws InvalidProblem unless the problem can run on `ranks` ranks.

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include <proxy/detail/counted.hpp>
 #include <proxy/environment.hpp>
 #include <proxy/harness/session.hpp>
 #include <proxy/harness/timed_wait.hpp>
@@ -87,8 +88,8 @@ inline void note_omp_threads(std::string_view program, Options& options, const p
   options.effective("OMP_NUM_THREADS", std::to_string(used),
                     "overridden (environment says " + std::string(text) + "; " + why + ")");
   if (!options.show_config_requested()) {
-    warn(program, env.rank(), "OMP_NUM_THREADS=" + std::string(text) + " is overridden: " + std::to_string(used) +
-                                  " compute thread" + (used == 1 ? "" : "s") + " per rank (" + why + ")");
+    warn(program, env.rank(), "OMP_NUM_THREADS=" + std::string(text) + " is overridden: " +
+                                  proxy::detail::counted(used, "compute thread") + " per rank (" + why + ")");
   }
 }
 
