@@ -33,8 +33,8 @@ expect 2 "^calibrate: error: --csv $full/c.csv: $no_room" \
   "$calibrate" --threads 2 --output "$work/c.model" --csv "$full/c.csv"
 # The Python tools (cli.check_room): before any run.
 tool_room="its file system has 0 bytes free \(at least 65536 needed\)$"
-expect 2 "^sweep: error: --out '$full/sweep/deeper': $tool_room" \
-  "$src/apps/sweep" --driver "$rb" --param n 8 --param iters 2 --reps 1 --launcher none --out "$full/sweep/deeper"
+expect 2 "^sweep: error: --out '$full/sweep': $tool_room" \
+  "$src/apps/sweep" --driver "$rb" --param n 8 --param iters 2 --reps 1 --launcher none --out "$full/sweep"
 expect 2 "^compare: error: --output '$full/c.csv': $tool_room" \
   "$src/apps/redblack3d/compare" --driver "$rb" --n 8 --iters 2 --output "$full/c.csv"
 expect 2 "^compare-panels: error: --plot '$full/p.png': $tool_room" \

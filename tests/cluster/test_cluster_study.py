@@ -43,7 +43,9 @@ class TestClusterStudy(unittest.TestCase):
         mpi = os.environ.get("CLUSTER_TEST_MPI", "")
         if mpi in ("mpich", "openmpi") and "--mpi" not in args:  # the MPI the programs were built with
             args = ("--mpi", mpi, *args)
-        done = subprocess.run([str(STUDY), "--build", BUILD, "--out", str(self.out), *args],
+        if "--out" not in args:
+            args = ("--out", str(self.out), *args)
+        done = subprocess.run([str(STUDY), "--build", BUILD, *args],
                               capture_output=True, text=True, timeout=600)
         self.assertEqual(done.returncode, expect, done.stderr)
         return done.stderr
@@ -125,7 +127,7 @@ class TestClusterStudy(unittest.TestCase):
                                "cluster-study: error: --reps must be from 1 to 1000000, got 1000001"),
                               # A folder it cannot create (sysfs; a traceback, before).
                               (["--out", "/sys/proxy-study"], "cluster-study: error: --out '/sys/proxy-study': cannot "
-                                                              "create the folder: "),
+                                                              "create a file in '/sys': "),
                               (["--parts", "fft"], "cluster-study: error: --parts: unknown part 'fft'")):
             err = self.study(*args, expect=2)
             self.assertTrue(err.startswith(message), err)

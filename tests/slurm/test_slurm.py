@@ -118,11 +118,12 @@ class TestSlurm(unittest.TestCase):
         sbatch --wait exits with the job's status, the sweep's: 0 with every record from its point's ranks, 1
         when the runs fail, 2 for bad usage."""
         script = ROOT / "apps" / "sweeps" / "thesis-pairing.sbatch"
-        cases = (("good", [], 0), ("failing", ["--driver-arg=--no-such-option"], 1), ("usage", ["--reps", "0"], 2))
+        cases = (("good", ["--reps", "1"], 0), ("failing", ["--reps", "1", "--driver-arg=--no-such-option"], 1),
+                 ("usage", ["--reps", "0"], 2))
         for name, extra, expected in cases:
             log = self.dir / f"{name}.out"
             done = run(["sbatch", "--wait", f"--output={log}", f"--chdir={ROOT}", script, "--driver", REDBLACK3D,
-                        "--param", "n", "16", "--param", "iters", "2", "--reps", "1", "--driver-arg=--verify",
+                        "--param", "n", "16", "--param", "iters", "2", "--driver-arg=--verify",
                         "--out", self.dir / name, *extra], env=self.env, timeout=TIMEOUT)
             output = log.read_text() if log.exists() else ""
             self.assertEqual(done.returncode, expected, done.stderr + output)
