@@ -239,8 +239,9 @@ def plot(path, args, records):
     # One run per point, its time the driver's mean over --reps: no spread is recorded, so no error bars
     # (apps/sweep runs repetitions as separate runs and apps/plot draws their min..max).
     figures.finish(figure, axes, f"SUMMA, m = n = k = {args.size}", f"points: one run each, the mean of its "
-                   f"{cli.counted(args.reps, 'repetition')} (summa --reps): no error bars", cli.unique(p["host"] for p in provs
-                   if p.get("host")), cli.unique(p["time_utc"][:10] for p in provs if p.get("time_utc")))
+                   f"{cli.counted(args.reps, 'repetition')} (summa --reps): no error bars",
+                   cli.unique(p["host"] for p in provs if p.get("host")),
+                   cli.unique(p["time_utc"][:10] for p in provs if p.get("time_utc")))
     figure.savefig(path, dpi=120)
 
 

@@ -317,7 +317,7 @@ def _output_target(path, name, kind):
     if kind == "missing" and os.path.islink(path):
         target = Path(os.path.realpath(path))  # follows the links as far as they go (no loop: path_kind said)
         what = f"{name} '{path}': a symbolic link to '{target}'"
-    parent = target.parent if str(target.parent) else Path(".")
+    parent = target.parent  # (a Path's parent is "." for a bare name, never "")
     if path_kind(parent, what) != "directory":
         raise UsageError(f"{what}: the directory '{parent}' does not exist")
     return target, what
@@ -351,7 +351,7 @@ def check_output_file(path, name):
         if not os.access(path, os.W_OK):
             raise UsageError(f"{name} '{path}' cannot be written")
     else:
-        _check_can_create(target.parent if str(target.parent) else Path("."), what)
+        _check_can_create(target.parent, what)
     check_room(target, name)
 
 
@@ -373,7 +373,7 @@ def check_output_folder(path, name):
         raise UsageError(f"{name} '{path}' is a file, not a folder" if kind == "file"
                          else f"{name} '{path}' is not a folder (a device, pipe or socket)")
     target, what = _output_target(path, name, kind)
-    _check_can_create(target.parent if str(target.parent) else Path("."), what)
+    _check_can_create(target.parent, what)
     check_room(target, name)
     return target
 

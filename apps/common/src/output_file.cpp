@@ -48,8 +48,7 @@ std::string no_room_reason(const std::string& what, const std::string& where) {
   if (::statvfs(where.c_str(), &fs) != 0) return "";
   const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
   if (free_bytes >= kLeastFreeBytes) return "";
-  return what + "its file system has " + proxy::detail::counted(free_bytes, "byte") +
-         " free (at least " +
+  return what + "its file system has " + proxy::detail::counted(free_bytes, "byte") + " free (at least " +
          std::to_string(kLeastFreeBytes) + " needed)";
 }
 
