@@ -12,6 +12,56 @@ if(PROXY_MPI_VENDOR STREQUAL "openmpi")
   string(APPEND PROXY_MPI_TEST_ENV ";${PROXY_OPENMPI_TEST_PML}")
 endif()
 
+# Start order: ctest runs tests in descending COST, and a build that has not run its tests yet (CI's clean clone)
+# has no timings of its own: it would start them in the order they were declared, and a test of a minute
+# declared late ended the suite a minute after the rest (install.shared_package and install.newcomer_path began
+# at 82 % of the Open MPI suite; the Slurm cases, one at a time, at 78 %). Each pair: a regular expression for
+# a test's full name, and its seconds on the 2-core development machine (the longer of its MPICH, Open MPI
+# and tsan times). ctest's own timings replace these once a build has run its tests. The tests listed when
+# ctest runs (GoogleTest) take theirs from the same table (proxy_test_cost_code).
+set(PROXY_TEST_COSTS
+  "^install[.]shared_package$" 85
+  "^cli[.]vocabulary$" 65
+  "^core[.]cooperative_progress[.]4ranks[.]CooperativeProgress$" 45
+  "^collectives[.]unit([.]quick)?[.]TeamBroadcast[.]EveryRootEveryAlgorithmEverySize$" 42
+  "^faults[.]settings[.]message_every_time$" 35
+  "^install[.]newcomer_path$" 35
+  "^drivers_output_checked_before_the_run$" 33
+  "^install[.]readme_api$" 30
+  "^core[.]install_consumer$" 30
+  "^collectives[.]node[.][2-4]ranks[.]Threads/NodeAllreduce$" 27
+  "^slurm[.]" 25  # one at a time (RESOURCE_LOCK slurm): 90 s in all
+  "^c[.]install_fortran_consumer$" 24
+  "^faults[.]abort_message_every_time$" 24
+  "^core[.]launcher_(hang_after_reaping_keeps_the_job_status|is_bounded_when_it_hangs_in_finalize)$" 19
+  "^core[.]unit[.]MpscQueue[.]TinyQueueUnderFourProducersStillLosesNothing$" 16
+  "^redblack3d_stalled_set_up_ends_the_job$" 16
+  "^c[.]install_consumer$" 14
+  "^core[.]cooperative_progress[.]3ranks[.]CooperativeProgress$" 14
+  "^core[.]abort_is_bounded_when_mpi_abort_hangs$" 14
+  "^output_links_checked_as_their_target$" 12
+  "^sweep[.](sigterm_ends_ranks_left_in_sessions_of_their_own|plots_produced)$" 11
+  "_times_out$" 10  # a wait timeout that must expire (app_faults)
+  "_exit_is_bounded" 10
+  "^install[.]programs$" 10)
+
+# proxy_test_cost_code(out list_variable): CMake code, for a file ctest reads, that gives each test named in the
+# list variable `list_variable` (set when ctest reads the file) its PROXY_TEST_COSTS cost.
+function(proxy_test_cost_code out list_variable)
+  set(${out} "set(_proxy_costs [==[${PROXY_TEST_COSTS}]==])
+foreach(_test IN LISTS ${list_variable})
+  set(_pairs \${_proxy_costs})
+  while(_pairs)
+    list(POP_FRONT _pairs _pattern _seconds)
+    if(_test MATCHES \"\${_pattern}\")
+      set_tests_properties(\"\${_test}\" PROPERTIES COST \${_seconds})
+      break()
+    endif()
+  endwhile()
+endforeach()
+" PARENT_SCOPE)
+endfunction()
+
 # proxy_add_mpi_test(NAME name RANKS n COMMAND exe args... [TIMEOUT s] [WILL_FAIL] [PASS_REGEX re])
 # Registers a CTest test that runs COMMAND on n real MPI ranks through the configured launcher
 # (${PROXY_MPIEXEC}, cmake/ProxyLauncher.cmake), which adds the flags this MPI needs. Oversubscription is
@@ -76,7 +126,8 @@ function(proxy_add_gtests target)
   if(T_ENV)
     string(APPEND properties " ENVIRONMENT [==[${T_ENV}]==]")
   endif()
-  file(WRITE ${properties_file} "set_tests_properties(\${${list_name}_tests} PROPERTIES ${properties})\n")
+  proxy_test_cost_code(costs ${list_name}_tests)
+  file(WRITE ${properties_file} "set_tests_properties(\${${list_name}_tests} PROPERTIES ${properties})\n${costs}")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${properties_file})
 endfunction()
 
@@ -129,6 +180,7 @@ function(proxy_add_mpi_gtests)
   set(_list_file "${CMAKE_CURRENT_BINARY_DIR}/${T_TARGET}_tests_${_key}.txt")
   string(MAKE_C_IDENTIFIER "${T_NAME}" _id)
   set(_script "${CMAKE_CURRENT_BINARY_DIR}/${_id}_mpi_gtests.cmake")
+  proxy_test_cost_code(_costs added)
   file(GENERATE OUTPUT "${_script}" CONTENT "set(binary [==[$<TARGET_FILE:${T_TARGET}>]==])
 set(launcher [==[${PROXY_MPIEXEC}]==])
 set(list_file [==[${_list_file}]==])
@@ -190,8 +242,9 @@ foreach(group IN LISTS groups)
            \"--gtest_filter=\${filter}\" ${MPIEXEC_POSTFLAGS})
   set_tests_properties(\"\${name}.\${group}\" PROPERTIES TIMEOUT \${timeout} PROCESSORS ${T_RANKS}
                        ENVIRONMENT [==[${_env}]==] LABELS [==[mpi;${T_LABELS}]==])
+  list(APPEND added \"\${name}.\${group}\")
 endforeach()
-")
+${_costs}")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_script}")
 endfunction()
 
@@ -201,13 +254,24 @@ endfunction()
 # /tmp/ompi.<host>.<uid>, and one that ends removes it while another, starting, creates it ("A call to mkdir
 # was unable to create the desired directory ... File exists", orte_session_dir failed; open-mpi/ompi#8510,
 # the same for CTest-packed jobs). Seen once in 14 loaded Open MPI suites (cli.proxy-info.help). MPICH has no
-# such tree: nothing is set there. Under Open MPI it also names the pml (PROXY_OPENMPI_TEST_PML, above).
+# such tree: nothing is set there. Under Open MPI it also names the pml (PROXY_OPENMPI_TEST_PML, above). With
+# either MPI it gives the folder's long tests their start order (COST from PROXY_TEST_COSTS, above).
 function(proxy_isolate_mpi_sessions)
   set_property(DIRECTORY PROPERTY PROXY_SESSIONS_ISOLATED TRUE)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(t IN LISTS tests)  # (the tests added when ctest runs take theirs in the files that add them)
+    set(pairs ${PROXY_TEST_COSTS})
+    while(pairs)
+      list(POP_FRONT pairs pattern seconds)
+      if(t MATCHES "${pattern}")
+        set_property(TEST ${t} PROPERTY COST ${seconds})
+        break()
+      endif()
+    endwhile()
+  endforeach()
   if(NOT PROXY_MPI_VENDOR STREQUAL "openmpi")
     return()
   endif()
-  get_property(tests DIRECTORY PROPERTY TESTS)
   foreach(t IN LISTS tests)
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "OMPI_MCA_orte_tmpdir_base=${CMAKE_BINARY_DIR}/mpi-sessions/${t}"
                                                        "${PROXY_OPENMPI_TEST_PML}")
