@@ -10,8 +10,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import (BIN, CLUSTER_STUDY, COMPARE, COMPARE_PANELS, FAKE, OVERLAP, PATIENCE, PLOT, REDBLACK3D, ROOT,
-                     RUN_OVERLAP, SUMMA, SWEEP, built, mpiexec, processes_mentioning, run, wait_for)
+from support import (BIN, CLUSTER_STUDY, COMPARE, COMPARE_PANELS, EMULATED_CLUSTER, FAKE, OVERLAP, PATIENCE, PLOT,
+                     REDBLACK3D, ROOT, RUN_OVERLAP, SUMMA, SWEEP, built, mpiexec, processes_mentioning, run, wait_for)
 from toolkit import cli  # noqa: E402  (support put apps/ on the path)
 
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
@@ -167,6 +167,23 @@ class TestTools(unittest.TestCase):
                 shown = [line.split()[1] for line in done.stdout.splitlines() if line.split()[:1] == ["--size"]]
                 self.assertEqual(shown if done.returncode == 0 else done.returncode,
                                  [str(taken[text])] if text in taken else 2, text)
+
+    def test_emulated_cluster_burst_is_a_size(self):
+        """bench/emulated-cluster's --burst reads as the drivers read a size (K, M, G alone or with B, i, iB; any
+        case; blanks around), given to tc in bytes, which --show-config shows: it took tc's lower-case forms only
+        ("256KiB" and "1M" were refused). It needs no root to check its options."""
+        taken = {"256kb": 256 << 10, "256K": 256 << 10, "256KiB": 256 << 10, " 64 kib ": 64 << 10, "+1M": 1 << 20,
+                 "3g": 3 << 30, "1500": 1500, "1500b": 1500, "4294967295": (1 << 32) - 1}
+        for text, value in taken.items():
+            with self.subTest(burst=text):
+                done = run([EMULATED_CLUSTER, "--burst", text, "--show-config"])
+                shown = [line.split()[1] for line in done.stdout.splitlines() if line.split()[:1] == ["--burst"]]
+                self.assertEqual((done.returncode, shown), (0, [str(value)]), done.stderr)
+        self.assert_usage_errors([
+            ([EMULATED_CLUSTER, "--burst", text, "--show-config"],
+             f"emulated-cluster: error: --burst '{text}' is not a size from 1 to 4294967295 bytes (an integer, "
+             "optionally with K, M or G, such as 256K)")
+            for text in ("0", "4G", "1.5k", "256kbit", "-1", "0x10", "1kk", "K", "")])
 
     @unittest.skipUnless(built(OVERLAP), "the overlap benchmark is not built")
     def test_run_overlap_keeps_the_benchmarks_usage_error(self):
