@@ -11,7 +11,8 @@ import unittest
 from pathlib import Path
 
 from support import (BIN, CLUSTER_STUDY, COMPARE, COMPARE_PANELS, EMULATED_CLUSTER, FAKE, OVERLAP, PATIENCE, PLOT,
-                     REDBLACK3D, ROOT, RUN_OVERLAP, SUMMA, SWEEP, built, mpiexec, processes_mentioning, run, wait_for)
+                     REDBLACK3D, ROOT, RUN_OVERLAP, SETUP, SUMMA, SWEEP, built, mpiexec, processes_mentioning, run,
+                     wait_for)
 from toolkit import cli  # noqa: E402  (support put apps/ on the path)
 
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
@@ -102,8 +103,9 @@ class TestTools(unittest.TestCase):
 
     def test_repeated_options_are_refused(self):
         """An option given twice is a usage error in the drivers' words (`redblack3d: error: option --iters given
-        twice`), under its old spelling too; argparse took the last value silently, run-overlap too. The options
-        declared repeatable stay so (sweep's --param and --env)."""
+        twice`), under its old spelling too; argparse took the last value silently, run-overlap,
+        bench/emulated-cluster and apps/setup too. The options declared repeatable stay so (sweep's --param and
+        --env)."""
         self.assert_usage_errors([
             ([SWEEP, "--driver", FAKE, "--reps", "2", "--reps", "3", "--dry-run"],
              "sweep: error: option --reps given twice"),
@@ -118,6 +120,31 @@ class TestTools(unittest.TestCase):
             ([RUN_OVERLAP, "-n", "2", "--ranks=3", "/bin/true"], "run-overlap: error: option --ranks given twice"),
             ([RUN_OVERLAP, "--mpiexec", "a", "--mpiexec=b", "/bin/true"],
              "run-overlap: error: option --mpiexec given twice")])
+        # The two bash tools that took the last value, before any value is checked ("a" is no MPI) and with
+        # --show-config last, so that a repeat they let through ends there instead of building or launching.
+        self.assert_usage_errors([
+            ([tool, *words, "--show-config"], f"{name}: error: option {option} given twice")
+            for tool, name in ((EMULATED_CLUSTER, "emulated-cluster"), (SETUP, "apps/setup"))
+            for words, option in ((["--mpi", "a", "--mpi", "b"], "--mpi"), (["--mpi=a", "--mpi", "b"], "--mpi"),
+                                  (["--mpi", "mpich", "--mpi=openmpi"], "--mpi"))])
+        self.assert_usage_errors([
+            ([EMULATED_CLUSTER, "--launcher", "--nodes", "2", "--launcher", "--show-config"],
+             "emulated-cluster: error: option --launcher given twice"),
+            ([EMULATED_CLUSTER, "--burst=1K", "--burst", "2K", "--show-config"],
+             "emulated-cluster: error: option --burst given twice"),
+            ([EMULATED_CLUSTER, "--nodes", "2", "--nodes", "--show-config"],
+             "emulated-cluster: error: option --nodes given twice"),
+            ([SETUP, "--run", "--run", "--show-config"], "apps/setup: error: option --run given twice"),
+            ([SETUP, "--test", "--mpi", "openmpi", "--test", "--show-config"],
+             "apps/setup: error: option --test given twice"),
+            # Two modes: the last one won silently too.
+            ([SETUP, "--test", "--run", "--show-config"],
+             "apps/setup: error: --run and --test exclude each other (the main job, or the test suite)")])
+        # .ci/run's two command lines stay valid (their configuration, not their run).
+        for words, mpi in (([], "mpich"), (["--mpi", "openmpi"], "openmpi")):
+            done = run([SETUP, "--test", *words, "--show-config"])
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertRegex(done.stdout, rf"\n  --test +true +option\n  --mpi +{mpi} ")
         done = run([SWEEP, "--driver", FAKE, "--param", "n", "8", "--param", "iters", "1", "--env", "A=1", "--env",
                     "B=2", "--launcher", "none", "--dry-run", "--out", self.dir / "out"])
         self.assertEqual(done.returncode, 0, done.stderr)
