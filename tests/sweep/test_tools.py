@@ -83,6 +83,14 @@ class TestTools(unittest.TestCase):
                  ([COMPARE_PANELS, "--threads", "4097"], "compare-panels: error: --threads: '4097' is above its maximum 4096"),
                  ([COMPARE, "--cores", "4097"], "compare: error: --cores: '4097' is above its maximum 4096"),
                  ([COMPARE, "--nodes", "16777217"], "compare: error: --nodes: '16777217' is above its maximum 16777216"),
+                 # cluster-study's counts read as every tool's (argparse's int took "1_0" as 10 and "+3"); a build
+                 # folder that is not there stops it if they pass.
+                 ([CLUSTER_STUDY, "--reps", "1_0", "--build", self.dir / "none"],
+                  "cluster-study: error: --reps: '1_0' is not a positive integer"),
+                 ([CLUSTER_STUDY, "--cores", "2K", "--build", self.dir / "none"],
+                  "cluster-study: error: --cores: '2K' is not a positive integer"),
+                 ([CLUSTER_STUDY, "--cores", "4097", "--build", self.dir / "none"],
+                  "cluster-study: error: --cores: '4097' is above its maximum 4096"),
                  ([PLOT, "--summary", self.dir, "--kind", "panel,pie"],
                   "plot: error: --kind: unknown figure 'pie' (expected all, panel, geometry, size, threads, "
                   "breakdown, model)")]
