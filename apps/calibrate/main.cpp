@@ -46,7 +46,6 @@ apps::Options declare_options() {
       .suffixes()
       .range(8, 1 << 30)
       .option("iters", "N", "timed iterations for small sizes (fewer for large ones, at least 5)", "2000")
-      .suffixes()
       .range(1, 1000000)
       .option("output", "FILE",
               "model file to write ('name value' lines); an existing one needs --force; not with --predict-only",

@@ -9,7 +9,9 @@
  * cannot hold is refused before anything is allocated (check_size), as the C++ heat2d refuses it.
  * Exit status: 0, 1 for a run-time failure, 2 for a bad argument, 3 when --verify finds a difference. */
 #include <math.h>
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,71 +49,200 @@ static uint64_t checksum_term(double value, long long index) {
   return shift == 0 ? bits : (bits << shift) | (bits >> (64 - shift));
 }
 
-/* The options, as the C++ heat2d declares them (heat2d_problem.cpp): a value's name in messages, NULL for a flag. */
+/* The options, as the C++ heat2d declares them (heat2d_problem.cpp), and --bad-peer: a value's name in messages
+ * (NULL for a flag), whether it reads K, M, G suffixes (the sizes; --iters is a count) and its bounds (the least
+ * --ny is the rank count, set by parse). --version and --help are the built-in flags, as in the C++ drivers. */
+enum { kOptionNx, kOptionNy, kOptionIters, kOptionVerify, kOptionBadPeer, kOptionCount, kValueOptions = kOptionVerify };
 static const struct {
   const char* name;
   const char* value_name;
-} kOptions[] = {{"--nx", "NX"},         {"--ny", "NY"},       {"--iters", "K"}, {"--verify", NULL},
-                {"--bad-peer", NULL}, {"--version", NULL}, {"--help", NULL}};
-enum { kOptionCount = sizeof kOptions / sizeof kOptions[0] };
+  int suffixes;
+  long long least, most;
+} kOptions[kOptionCount] = {{"--nx", "NX", 1, 3, 1 << 24},
+                            {"--ny", "NY", 1, 1, 1 << 24},
+                            {"--iters", "K", 0, 1, 1 << 30},
+                            {"--verify", NULL, 0, 0, 0},
+                            {"--bad-peer", NULL, 0, 0, 0}};
 
-/* Parses argv as the C++ drivers parse theirs (apps/common/src/options.cpp): "--name value" or "--name=value",
- * each option at most once, the same words for each refusal. Returns -1 to run, 0 when --help or --version
- * stopped the parse (answer holds the text), kExitUsage for a bad argument (answer holds the line). Nothing is
- * printed before every rank agrees. */
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+static int is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* read_integer in apps/common/src/options.cpp: "64", "+3", "-1", " 8 ", and where `suffixes`, "4K", "8 kib",
+ * "1GB": a decimal integer and one unit (b; k, kb, ki, kib ... e: powers of 1024), any case; "0x10" and "1e3" are
+ * not integers, "010" is 10. Returns 0 when the text is none of these, 1 with *value, 2 when it is one but its
+ * value does not fit a long long. */
+static int read_integer(const char* text, int suffixes, long long* value) {
+  const char* begin = text;
+  const char* end = text + strlen(text);
+  while (begin < end && is_blank(*begin)) ++begin;
+  while (end > begin && is_blank(end[-1])) --end;
+  const char* unit = end;
+  while (unit > begin && is_letter(unit[-1])) --unit;
+  const char* digits = begin;
+  const char* digits_end = unit;
+  while (digits_end > digits && is_blank(digits_end[-1])) --digits_end;
+  if (digits < digits_end && *digits == '+') ++digits;  /* users write a leading '+' */
+  const int negative = digits < digits_end && *digits == '-';
+  if (negative && *begin == '+') return 0;  /* "+-3" */
+  if (negative) ++digits;
+  if (digits == digits_end) return 0;
+  /* The magnitude, up to LLONG_MAX + 1 for a negative value; further digits only overflow. */
+  const unsigned long long limit = negative ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+  unsigned long long magnitude = 0;
+  int overflow = 0;
+  for (const char* c = digits; c < digits_end; ++c) {
+    if (*c < '0' || *c > '9') return 0;
+    const unsigned digit = (unsigned)(*c - '0');
+    if (magnitude > (limit - digit) / 10) overflow = 1;
+    else magnitude = magnitude * 10 + digit;
+  }
+  long long factor = 1;
+  if (unit < end) {
+    static const char kPowers[] = "kmgtpe";
+    const size_t length = (size_t)(end - unit);
+    char lower[4];
+    if (!suffixes || length > 3) return 0;
+    for (size_t i = 0; i < length; ++i) lower[i] = (char)tolower((unsigned char)unit[i]);
+    lower[length] = '\0';
+    if (strcmp(lower, "b") != 0) {
+      const char* power = strchr(kPowers, lower[0]);
+      const char* rest = lower + 1;
+      if (power == NULL || !(strcmp(rest, "") == 0 || strcmp(rest, "b") == 0 || strcmp(rest, "i") == 0 ||
+                             strcmp(rest, "ib") == 0))
+        return 0;
+      factor = 1LL << (10 * (power - kPowers + 1));
+    }
+  }
+  if (overflow) return 2;
+  if (negative) {
+    *value = magnitude == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN : -(long long)magnitude;
+    if (*value < LLONG_MIN / factor) return 2;
+  } else {
+    *value = (long long)magnitude;
+    if (*value > LLONG_MAX / factor) return 2;
+  }
+  *value *= factor;
+  return 1;
+}
+
+/* integer_in_range in options.cpp: option k's value read by read_integer and within its bounds, else its words
+ * ("--nx: expected an integer (suffixes K, M, G allowed), got 'abc'", "--nx: Value 2 not in range 3 to 16777216",
+ * "--iters: Value 0 not in range 1 to 1073741824 (given as '+0')": the text as given where the value reads
+ * otherwise). Returns 1 with *value, 0 with the refusal in answer. */
+static int checked_integer(int k, const char* text, long long least, long long* value, char* answer, size_t size) {
+  const char* name = kOptions[k].name;
+  const int read = read_integer(text, kOptions[k].suffixes, value);
+  if (read == 0) {
+    snprintf(answer, size, "%s: expected an integer%s, got '%s'", name,
+             kOptions[k].suffixes ? " (suffixes K, M, G allowed)" : "", text);
+    return 0;
+  }
+  char decimal[32];
+  snprintf(decimal, sizeof decimal, "%lld", *value);
+  if (read == 2) {  /* too large for a long long: named as given */
+    snprintf(answer, size, "%s: Value %s not in range %lld to %lld", name, text, least, kOptions[k].most);
+    return 0;
+  }
+  if (*value < least || *value > kOptions[k].most) {
+    const int same = strcmp(decimal, text) == 0;
+    snprintf(answer, size, "%s: Value %s not in range %lld to %lld%s%s%s", name, decimal, least, kOptions[k].most,
+             same ? "" : " (given as '", same ? "" : text, same ? "" : "')");
+    return 0;
+  }
+  return 1;
+}
+
+/* Whether the option part of arg (its first `length` characters, before any '=') is `name`. */
+static int is_named(const char* arg, size_t length, const char* name) {
+  return strlen(name) == length && strncmp(arg, name, length) == 0;
+}
+
+/* Parses argv as the C++ drivers parse theirs (apps/common/src/options.cpp, through CLI11), in their words and
+ * with their precedence when an argument is wrong in several ways: first, word by word, an option given twice, a
+ * flag given a value, an empty value after '='; then a missing value; then each value against its bounds, in the
+ * order of kOptions; then --help (or -h); then the first argument that is no option ("unknown option '--bogus'
+ * (see --help)", "unexpected argument 'extra' (options start with --; see --help)"); then --version. After
+ * "--" every word is an argument. Returns -1 to run, 0 when --help or --version stopped the parse (answer holds
+ * the text), kExitUsage for a bad argument (answer holds the line). Nothing is printed before every rank agrees. */
 static int parse(int argc, char** argv, int ranks, struct problem* p, char* answer, size_t size) {
   p->nx = 256, p->ny = 256, p->steps = 200, p->verify = 0, p->bad_peer = 0;
   int given[kOptionCount] = {0};
+  const char* text[kValueOptions] = {NULL, NULL, NULL}; /* each value as given */
+  int missing = -1, help = 0, version = 0, separated = 0;
+  const char* first_argument = NULL; /* the first word that is no option of this program */
   for (int i = 1; i < argc; ++i) {
-    const char* option = argv[i];
-    const char* equals = strncmp(option, "--", 2) == 0 ? strchr(option, '=') : NULL;
-    const size_t length = equals != NULL ? (size_t)(equals - option) : strlen(option);
+    const char* arg = argv[i];
+    if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+      if (!separated && (strcmp(arg, "-h") == 0 || strncmp(arg, "-h=", 3) == 0)) {
+        help = 1;
+        continue;
+      }
+      if (first_argument == NULL) first_argument = arg;
+      if (strcmp(arg, "--") == 0) separated = 1;
+      continue;
+    }
+    const char* equals = strchr(arg, '=');
+    const size_t length = equals != NULL ? (size_t)(equals - arg) : strlen(arg);
     int k = 0;
-    while (k < kOptionCount && !(strlen(kOptions[k].name) == length && strncmp(kOptions[k].name, option, length) == 0))
-      ++k;
-    if (k == kOptionCount) {
-      snprintf(answer, size, "unknown option '%.*s'", (int)length, option);
+    while (k < kOptionCount && !is_named(arg, length, kOptions[k].name)) ++k;
+    const int is_version = is_named(arg, length, "--version"), is_help = is_named(arg, length, "--help");
+    if (k < kOptionCount && given[k]++) {
+      snprintf(answer, size, "option %s given twice", kOptions[k].name);
       return kExitUsage;
     }
-    const char* name = kOptions[k].name;
-    if (given[k]++) {
-      snprintf(answer, size, "option %s given twice", name);
+    if (((k < kOptionCount && kOptions[k].value_name == NULL) || is_version) && equals != NULL) {
+      snprintf(answer, size, "option %.*s takes no value, got '%s'", (int)length, arg, equals + 1);
       return kExitUsage;
     }
-    if (kOptions[k].value_name == NULL && equals != NULL) {
-      snprintf(answer, size, "option %s takes no value, got '%s'", name, equals + 1);
-      return kExitUsage;
+    if (k < kValueOptions) {
+      if (equals != NULL && equals[1] == '\0') {
+        snprintf(answer, size, "option %s needs a value after '=' (%s)", kOptions[k].name, kOptions[k].value_name);
+        return kExitUsage;
+      }
+      /* The next word is the value, whatever it looks like; after "--" it is an argument as the option is. */
+      const char* value = equals != NULL ? equals + 1 : i + 1 < argc ? argv[++i] : NULL;
+      if (separated) continue;
+      if (value == NULL) missing = k;
+      text[k] = value;
+      continue;
     }
-    if (strcmp(name, "--verify") == 0) { p->verify = 1; continue; }
-    if (strcmp(name, "--bad-peer") == 0) { p->bad_peer = 1; continue; }
-    if (strcmp(name, "--version") == 0) {
-      snprintf(answer, size, "heat2d-c (proxy) %s", proxy_version());
-      return kExitSuccess;
+    if (separated || (k == kOptionCount && !is_version && !is_help)) {
+      if (first_argument == NULL) first_argument = arg;
+      continue;
     }
-    if (strcmp(name, "--help") == 0) {
-      snprintf(answer, size, "usage: heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]");
-      return kExitSuccess;
-    }
-    int* target = &p->steps; /* --iters */
-    long least = 1;
-    if (strcmp(name, "--nx") == 0) target = &p->nx, least = 3;
-    else if (strcmp(name, "--ny") == 0) target = &p->ny, least = ranks;
-    if (equals != NULL && equals[1] == '\0') {
-      snprintf(answer, size, "option %s needs a value after '=' (%s)", name, kOptions[k].value_name);
-      return kExitUsage;
-    }
-    if (equals == NULL && i + 1 >= argc) {
-      snprintf(answer, size, "option %s needs a value (%s)", name, kOptions[k].value_name);
-      return kExitUsage;
-    }
-    const char* text = equals != NULL ? equals + 1 : argv[++i];
-    char* end = NULL;
-    const long value = strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || value < least || value > (1L << 24)) {
-      snprintf(answer, size, "%s must be an integer from %ld to %ld, got '%s'", name, least, 1L << 24, text);
-      return kExitUsage;
-    }
-    *target = (int)value;
+    if (is_version) version = 1;
+    else if (is_help) help = 1;
+    else if (k == kOptionVerify) p->verify = 1;
+    else p->bad_peer = 1;
+  }
+  if (missing >= 0) {
+    snprintf(answer, size, "option %s needs a value (%s)", kOptions[missing].name, kOptions[missing].value_name);
+    return kExitUsage;
+  }
+  int* const targets[kValueOptions] = {&p->nx, &p->ny, &p->steps};
+  for (int k = 0; k < kValueOptions; ++k) {
+    long long value = 0;
+    if (text[k] == NULL) continue;
+    const long long least = k == kOptionNy ? ranks : kOptions[k].least;
+    if (!checked_integer(k, text[k], least, &value, answer, size)) return kExitUsage;
+    *targets[k] = (int)value;
+  }
+  if (help) {
+    snprintf(answer, size,
+             "usage: heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]\n"
+             "--nx and --ny take K, M, G (powers of 1024); --iters is a plain integer");
+    return kExitSuccess;
+  }
+  if (first_argument != NULL) {
+    if (strncmp(first_argument, "--", 2) == 0 && first_argument[2] != '\0')
+      snprintf(answer, size, "unknown option '%.*s' (see --help)", (int)strcspn(first_argument, "="), first_argument);
+    else
+      snprintf(answer, size, "unexpected argument '%s' (options start with --; see --help)", first_argument);
+    return kExitUsage;
+  }
+  if (version) {
+    snprintf(answer, size, "heat2d-c (proxy) %s", proxy_version());
+    return kExitSuccess;
   }
   return -1;
 }
@@ -353,7 +484,7 @@ int main(int argc, char** argv) {
   proxy_environment_rank(env, &rank);
   proxy_environment_size(env, &size);
   struct problem problem;
-  char answer[512] = "";
+  char answer[1024] = "";
   int status = parse(argc, argv, size, &problem, answer, sizeof answer);
   proxy_placement* placement = NULL;
   proxy_thread* proxy = NULL;

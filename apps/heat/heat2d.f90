@@ -221,14 +221,14 @@ program heat2d
 
 contains
 
-  ! Hexadecimal digits as C's %x writes them.
+  ! Letters in lower case: hexadecimal digits as C's %x writes them, a size's unit.
   pure function lowercase(text) result(lower)
     character(*), intent(in) :: text
     character(len(text)) :: lower
     integer :: i
     lower = text
     do i = 1, len(text)
-      if (text(i:i) >= 'A' .and. text(i:i) <= 'F') lower(i:i) = achar(iachar(text(i:i)) + 32)
+      if (text(i:i) >= 'A' .and. text(i:i) <= 'Z') lower(i:i) = achar(iachar(text(i:i)) + 32)
     end do
   end function
 
@@ -315,7 +315,7 @@ contains
     integer, intent(in) :: parsed
     integer, parameter :: count = 6  ! stopped by --help or --version, --nx, --ny, --iters, --verify, --bad-peer
     integer, asynchronous :: mine(count), theirs(count), problem_rank(1), first_problem(1)
-    character(256) :: message
+    character(:), allocatable :: message
     character(64) :: here, there
     integer :: which
     mine = [merge(1, 0, parsed == exit_success), nx, ny, steps, merge(1, 0, verify_requested), merge(1, 0, bad_peer)]
@@ -371,103 +371,273 @@ contains
     end if
   end function
 
-  ! Parses the command line as the C++ drivers parse theirs (apps/common/src/options.cpp): "--name value" or
-  ! "--name=value", each option at most once, the same words for each refusal. Returns -1 to run, 0 when --help or
-  ! --version stopped the parse (answer holds the text), exit_usage for a bad argument (answer holds the line).
-  ! Nothing is written before every rank agrees.
+  ! Parses the command line as the C++ drivers parse theirs (apps/common/src/options.cpp, through CLI11) and
+  ! heat2d-c does, in their words and with their precedence when an argument is wrong in several ways: first, word
+  ! by word, an option given twice, a flag given a value, an empty value after '='; then a missing value; then each
+  ! value against its bounds, --nx, --ny, --iters; then --help (or -h); then the first argument that is no option
+  ! ("unknown option '--bogus' (see --help)", "unexpected argument 'extra' (options start with --; see --help)");
+  ! then --version. After "--" every word is an argument. Returns -1 to run, 0 when --help or --version stopped the
+  ! parse (answer holds the text), exit_usage for a bad argument (answer holds the line). Nothing is written before
+  ! every rank agrees.
   integer function parse() result(outcome)
-    ! The options as the C++ heat2d declares them (heat2d_problem.cpp); the first three take a value.
+    ! The options as the C++ heat2d declares them (heat2d_problem.cpp), and --bad-peer; the first three take a
+    ! value (the sizes --nx and --ny with K, M, G suffixes, the count --iters without), --version and --help are
+    ! the built-in flags.
     character(*), parameter :: names(7) = [character(10) :: '--nx', '--ny', '--iters', '--verify', '--bad-peer', &
                                            '--version', '--help']
     character(*), parameter :: value_names(3) = [character(2) :: 'NX', 'NY', 'K']
-    character(256) :: argument, option, text
-    integer :: i, k, equals, value, least, io
-    logical :: given(7)
+    logical, parameter :: suffixes(3) = [.true., .true., .false.]
+    integer(int64), parameter :: most(3) = [2_int64**24, 2_int64**24, 2_int64**30]
+    character(:), allocatable :: arg, option, text
+    integer :: i, k, equals, missing, first_argument, at(3), from(3)
+    logical :: given(5), help, version, separated
+    integer(int64) :: least(3), value
     given = .false.
+    help = .false.
+    version = .false.
+    separated = .false.
+    missing = 0
+    first_argument = 0  ! the first word that is no option of this program
+    at = 0              ! each value's word and where in it the value starts (from)
+    least = [3_int64, int(size, int64), 1_int64]
     outcome = exit_usage  ! until the parse ends well
-    i = 1
-    do while (i <= command_argument_count())
-      call get_command_argument(i, argument)
+    i = 0
+    do while (i < command_argument_count())
       i = i + 1
-      option = argument
-      text = ''
-      equals = 0
-      if (argument(1:2) == '--') equals = index(argument, '=')
-      if (equals > 0) then
-        option = argument(:equals - 1)
-        text = argument(equals + 1:)
+      arg = argument(i)
+      if (.not. (starts_with(arg, '--') .and. len(arg) > 2)) then
+        if (.not. separated .and. (same(arg, '-h') .or. starts_with(arg, '-h='))) then
+          help = .true.
+          cycle
+        end if
+        if (first_argument == 0) first_argument = i
+        if (same(arg, '--')) separated = .true.
+        cycle
       end if
+      equals = index(arg, '=')
+      option = arg
+      if (equals > 0) option = arg(:equals - 1)
       k = 1
       do while (k <= 7)
-        if (names(k) == option) exit
+        if (same(trim(names(k)), option)) exit
         k = k + 1
       end do
-      if (k > 7) then
-        answer = "unknown option '" // trim(option) // "'"
-        return
-      end if
-      if (given(k)) then
-        answer = 'option ' // trim(names(k)) // ' given twice'
-        return
-      end if
-      given(k) = .true.
-      if (k > 3 .and. equals > 0) then
-        answer = 'option ' // trim(names(k)) // " takes no value, got '" // trim(text) // "'"
-        return
-      end if
-      select case (k)
-      case (1)
-        least = 3
-      case (2)
-        least = size
-      case (3)
-        least = 1
-      case (4)
-        verify_requested = .true.
-        cycle
-      case (5)
-        bad_peer = .true.
-        cycle
-      case (6)
-        answer = 'heat2d-fortran (proxy) ' // proxy_version()
-        outcome = exit_success
-        return
-      case (7)
-        answer = 'usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]'
-        outcome = exit_success
-        return
-      end select
-      if (equals > 0 .and. len_trim(text) == 0) then
-        answer = 'option ' // trim(names(k)) // " needs a value after '=' (" // trim(value_names(k)) // ')'
-        return
-      end if
-      if (equals == 0) then
-        if (i > command_argument_count()) then
-          answer = 'option ' // trim(names(k)) // ' needs a value (' // trim(value_names(k)) // ')'
+      if (k <= 5) then
+        if (given(k)) then
+          answer = 'option ' // trim(names(k)) // ' given twice'
           return
         end if
-        call get_command_argument(i, text)
-        i = i + 1
+        given(k) = .true.
       end if
-      read(text, *, iostat=io) value
-      ! (value is undefined after a failed read)
-      if (io /= 0 .or. len_trim(text) == 0 .or. .not. is_decimal(text)) value = least - 1
-      if (value < least .or. value > 2**24) then
-        write(line, '(a,i0,a,i0,a)') trim(names(k)) // ' must be an integer from ', least, ' to ', 2**24, &
-            ", got '" // trim(text) // "'"
-        answer = trim(line)
+      if (k >= 4 .and. k <= 6 .and. equals > 0) then
+        answer = 'option ' // trim(names(k)) // " takes no value, got '" // arg(equals + 1:) // "'"
         return
       end if
+      if (k <= 3) then
+        if (equals == len(arg)) then
+          answer = 'option ' // trim(names(k)) // " needs a value after '=' (" // trim(value_names(k)) // ')'
+          return
+        end if
+        ! The next word is the value, whatever it looks like; after "--" it is an argument as the option is.
+        if (equals == 0 .and. i == command_argument_count()) then
+          if (.not. separated) missing = k
+          cycle
+        end if
+        if (equals == 0) i = i + 1
+        if (.not. separated) then
+          at(k) = i
+          from(k) = merge(equals + 1, 1, equals > 0)
+        end if
+        cycle
+      end if
+      if (separated .or. k > 7) then
+        if (first_argument == 0) first_argument = i
+        cycle
+      end if
       select case (k)
-      case (1)
-        nx = value
-      case (2)
-        ny = value
-      case (3)
-        steps = value
+      case (4)
+        verify_requested = .true.
+      case (5)
+        bad_peer = .true.
+      case (6)
+        version = .true.
+      case (7)
+        help = .true.
       end select
     end do
+    if (missing > 0) then
+      answer = 'option ' // trim(names(missing)) // ' needs a value (' // trim(value_names(missing)) // ')'
+      return
+    end if
+    do k = 1, 3
+      if (at(k) == 0) cycle
+      arg = argument(at(k))
+      text = arg(from(k):)
+      if (.not. checked_integer(trim(names(k)), text, suffixes(k), least(k), most(k), value)) return
+      select case (k)
+      case (1)
+        nx = int(value)
+      case (2)
+        ny = int(value)
+      case (3)
+        steps = int(value)
+      end select
+    end do
+    if (help) then
+      answer = 'usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]' // &
+               new_line('a') // '--nx and --ny take K, M, G (powers of 1024); --iters is a plain integer'
+      outcome = exit_success
+      return
+    end if
+    if (first_argument > 0) then
+      arg = argument(first_argument)
+      if (starts_with(arg, '--') .and. len(arg) > 2) then
+        equals = index(arg, '=')
+        if (equals > 0) arg = arg(:equals - 1)
+        answer = "unknown option '" // arg // "' (see --help)"
+      else
+        answer = "unexpected argument '" // arg // "' (options start with --; see --help)"
+      end if
+      return
+    end if
+    if (version) then
+      answer = 'heat2d-fortran (proxy) ' // proxy_version()
+      outcome = exit_success
+      return
+    end if
     outcome = -1
+  end function
+
+  ! integer_in_range in options.cpp: an option's value read by read_integer and within [least, most], else answer
+  ! holds its words ("--nx: expected an integer (suffixes K, M, G allowed), got 'abc'", "--nx: Value 2 not in
+  ! range 3 to 16777216", "--iters: Value 0 not in range 1 to 1073741824 (given as '+0')": the text as given where
+  ! the value reads otherwise).
+  logical function checked_integer(name, text, suffixes, least, most, value) result(ok)
+    character(*), intent(in) :: name, text
+    logical, intent(in) :: suffixes
+    integer(int64), intent(in) :: least, most
+    integer(int64), intent(out) :: value
+    character(:), allocatable :: bounds, read_as
+    ok = .false.
+    bounds = ' not in range ' // decimal(least) // ' to ' // decimal(most)
+    select case (read_integer(text, suffixes, value))
+    case (0)
+      answer = name // ': expected an integer'
+      if (suffixes) answer = answer // ' (suffixes K, M, G allowed)'
+      answer = answer // ", got '" // text // "'"
+    case (2)  ! too large for 64 bits: named as given
+      answer = name // ': Value ' // text // bounds
+    case default
+      ok = value >= least .and. value <= most
+      if (ok) return
+      read_as = decimal(value)
+      answer = name // ': Value ' // read_as // bounds
+      if (.not. same(read_as, text)) answer = answer // " (given as '" // text // "')"
+    end select
+  end function
+
+  ! read_integer in apps/common/src/options.cpp: "64", "+3", "-1", " 8 ", and where `suffixes`, "4K", "8 kib",
+  ! "1GB": a decimal integer and one unit (b; k, kb, ki, kib ... e: powers of 1024), any case; "0x10" and "1e3"
+  ! are not integers, "010" is 10. Returns 0 when the text is none of these, 1 with value, 2 when it is one but
+  ! its value does not fit 64 bits.
+  integer function read_integer(text, suffixes, value) result(outcome)
+    character(*), intent(in) :: text
+    logical, intent(in) :: suffixes
+    integer(int64), intent(out) :: value
+    character(*), parameter :: blanks = ' ' // achar(9), digits = '0123456789', &
+                               letters = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'
+    integer(int64), parameter :: least_int64 = -huge(0_int64) - 1
+    character(:), allocatable :: unit
+    integer(int64) :: factor
+    integer :: first, last, unit_first, p, e, c, power
+    logical :: negative, overflow
+    outcome = 0
+    value = 0
+    first = verify(text, blanks)
+    if (first == 0) return
+    last = verify(text, blanks, back=.true.)
+    unit_first = last + 1
+    do while (unit_first > first)
+      if (index(letters, text(unit_first - 1:unit_first - 1)) == 0) exit
+      unit_first = unit_first - 1
+    end do
+    p = first
+    e = unit_first - 1
+    do while (e >= p)
+      if (index(blanks, text(e:e)) == 0) exit
+      e = e - 1
+    end do
+    if (p <= e) then
+      if (text(p:p) == '+') p = p + 1  ! users write a leading '+'
+    end if
+    negative = .false.
+    if (p <= e) negative = text(p:p) == '-'
+    if (negative .and. text(first:first) == '+') return  ! "+-3"
+    if (negative) p = p + 1
+    if (p > e) return
+    if (verify(text(p:e), digits) /= 0) return
+    ! Accumulated below zero, where 64 bits reach one further (-2^63); further digits only overflow.
+    overflow = .false.
+    do c = p, e
+      if (value < (least_int64 + (iachar(text(c:c)) - iachar('0'))) / 10) then
+        overflow = .true.
+        exit
+      end if
+      value = value * 10 - (iachar(text(c:c)) - iachar('0'))
+    end do
+    if (.not. negative .and. .not. overflow) then
+      if (value == least_int64) then
+        overflow = .true.
+      else
+        value = -value
+      end if
+    end if
+    factor = 1
+    if (unit_first <= last) then
+      if (.not. suffixes) return
+      unit = lowercase(text(unit_first:last))
+      if (.not. same(unit, 'b')) then
+        power = index('kmgtpe', unit(1:1))
+        if (power == 0) return
+        if (.not. (len(unit) == 1 .or. same(unit(2:), 'b') .or. same(unit(2:), 'i') .or. same(unit(2:), 'ib'))) return
+        factor = 2_int64**(10 * power)
+      end if
+    end if
+    if (.not. overflow) overflow = value > huge(value) / factor .or. value < least_int64 / factor
+    outcome = merge(2, 1, overflow)
+    if (.not. overflow) value = value * factor
+  end function
+
+  ! Argument i of the command line, whole (a fixed-length buffer would cut a long one and drop trailing blanks).
+  function argument(i) result(text)
+    integer, intent(in) :: i
+    character(:), allocatable :: text
+    integer :: length
+    call get_command_argument(i, length=length)
+    allocate(character(length) :: text)
+    if (length > 0) call get_command_argument(i, text)
+  end function
+
+  ! Whether two texts are the same, length included (Fortran's == pads the shorter with blanks).
+  logical function same(a, b)
+    character(*), intent(in) :: a, b
+    same = len(a) == len(b)
+    if (same) same = a == b
+  end function
+
+  logical function starts_with(text, prefix)
+    character(*), intent(in) :: text, prefix
+    starts_with = len(text) >= len(prefix)
+    if (starts_with) starts_with = text(:len(prefix)) == prefix
+  end function
+
+  ! A 64-bit integer in decimal, as C's %lld writes it.
+  function decimal(value) result(text)
+    integer(int64), intent(in) :: value
+    character(:), allocatable :: text
+    character(24) :: buffer
+    write(buffer, '(i0)') value
+    text = trim(buffer)
   end function
 
   ! "s" after a noun whose count is not 1 ("1 rank", "2 ranks"), as proxy::detail::counted in the C++ programs.
@@ -476,11 +646,5 @@ contains
     character(:), allocatable :: suffix
     suffix = 's'
     if (count == 1) suffix = ''
-  end function
-
-  ! Whether text is a decimal integer (list-directed read would also take "3,4" or "3 x").
-  logical function is_decimal(text)
-    character(*), intent(in) :: text
-    is_decimal = verify(trim(text), '0123456789') == 0
   end function
 end program heat2d

@@ -30,7 +30,6 @@ int parse_command_line(const char* program, const char* description, const proxy
       .suffixes()
       .range(env.size(), 1 << 24)
       .option("iters", "K", "time steps", "200")
-      .suffixes()
       .range(1, 1 << 30)
       .per_rank()
       .flag("verify", "recompute the whole grid serially on every rank and compare bit for bit; exit 3 if not")

@@ -91,6 +91,7 @@ apps::Options make_options() {
       .suffixes()
       .range(1, 1 << 16)
       .option("panel", "W", "bcast: panel width", "64")
+      .suffixes()
       .range(1, 1 << 16)
       .option("iters", "N", "timed iterations per phase", "40")
       .range(1, 1 << 20)

@@ -38,6 +38,8 @@ RUN = {
         ("serial", ["{source}/apps/cg3d/compare", "--modes", "bogus"], {}, 2),
     "heat2d-c: error: option --nx given twice":
         ("mpi 1", ["{bin}/heat2d-c", "--nx", "8", "--nx", "9"], {}, 2),
+    "heat2d-c: error: --nx: Value 2 not in range 3 to 16777216 (given as '+2')":
+        ("mpi 1", ["{bin}/heat2d-c", "--nx", "+2"], {}, 2),
     "calibrate: error: --csv check.csv is written only by a calibration (--predict-only measures and writes nothing)":
         ("serial", ["{bin}/calibrate", "--predict-only", "--csv", "check.csv"], {}, 2),
 }

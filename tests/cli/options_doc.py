@@ -13,8 +13,9 @@ HEADER = """# Options of every program
 
 Generated from each program's `--help` by `tests/cli/options_doc.py --write docs/options.md NAME=PATH...`
 (the `cli.options_doc` test checks that every option below is still there). The conventions (README,
-"Command-line conventions"): `--key value` or `--key=value`; lists are comma-separated; sizes and counts
-take K, M, G (powers of 1024); every program has `--help`, `--version` and `--show-config`, honours
+"Command-line conventions"): `--key value` or `--key=value`; lists are comma-separated; sizes (grid points,
+matrix orders and panel widths, bytes) take K, M, G (powers of 1024), counts (iterations, repetitions, ranks,
+threads) are plain decimal integers; every program has `--help`, `--version` and `--show-config`, honours
 `PROXY_VERBOSE=1` like `--verbose`, and exits 0 (success), 1 (run-time failure), 2 (usage error, one line
 `PROGRAM: error: ...` on every rank) or 3 (failed verification). Every program reads the same PROXY_*
 variables (see any `--help`, or the README's Environment table).

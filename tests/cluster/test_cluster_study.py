@@ -122,9 +122,9 @@ class TestClusterStudy(unittest.TestCase):
     def test_bad_input(self):
         """One line naming the bad value, exit 2."""
         for args, message in ((["--emulate", "2x"], "cluster-study: error: --emulate '2x' is not NODESxCORES"),
-                              (["--cores", "0"], "cluster-study: error: --cores must be at least 1, got 0"),
+                              (["--cores", "0"], "cluster-study: error: --cores: '0' is not a positive integer"),
                               (["--reps", "1000001"],
-                               "cluster-study: error: --reps must be from 1 to 1000000, got 1000001"),
+                               "cluster-study: error: --reps: '1000001' is above its maximum 1000000"),
                               # A folder it cannot create (sysfs; a traceback, before).
                               (["--out", "/sys/proxy-study"], "cluster-study: error: --out '/sys/proxy-study': cannot "
                                                               "create a file in '/sys': "),

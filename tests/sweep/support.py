@@ -22,6 +22,8 @@ COMPARE = ROOT / "apps" / "redblack3d" / "compare"
 COMPARE_PANELS = ROOT / "apps" / "summa" / "compare-panels.py"
 RUN_OVERLAP = ROOT / "bench" / "overlap" / "run-overlap"
 CLUSTER_STUDY = ROOT / "bench" / "cluster-study"
+EMULATED_CLUSTER = ROOT / "bench" / "emulated-cluster"
+SETUP = ROOT / "apps" / "setup"
 FAKE = HERE / "fake_driver.py"
 # Set by CTest: the build's program folder (cases that need a built program skip without it).
 BIN = Path(os.environ.get("SWEEP_TEST_BIN", ROOT / "build" / "bin"))

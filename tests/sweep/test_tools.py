@@ -10,8 +10,9 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import (BIN, CLUSTER_STUDY, COMPARE, COMPARE_PANELS, FAKE, OVERLAP, PATIENCE, PLOT, REDBLACK3D, ROOT,
-                     RUN_OVERLAP, SUMMA, SWEEP, built, mpiexec, processes_mentioning, run, wait_for)
+from support import (BIN, CLUSTER_STUDY, COMPARE, COMPARE_PANELS, EMULATED_CLUSTER, FAKE, OVERLAP, PATIENCE, PLOT,
+                     REDBLACK3D, ROOT, RUN_OVERLAP, SETUP, SUMMA, SWEEP, built, mpiexec, processes_mentioning, run,
+                     wait_for)
 from toolkit import cli  # noqa: E402  (support put apps/ on the path)
 
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
@@ -82,6 +83,14 @@ class TestTools(unittest.TestCase):
                  ([COMPARE_PANELS, "--threads", "4097"], "compare-panels: error: --threads: '4097' is above its maximum 4096"),
                  ([COMPARE, "--cores", "4097"], "compare: error: --cores: '4097' is above its maximum 4096"),
                  ([COMPARE, "--nodes", "16777217"], "compare: error: --nodes: '16777217' is above its maximum 16777216"),
+                 # cluster-study's counts read as every tool's (argparse's int took "1_0" as 10 and "+3"); a build
+                 # folder that is not there stops it if they pass.
+                 ([CLUSTER_STUDY, "--reps", "1_0", "--build", self.dir / "none"],
+                  "cluster-study: error: --reps: '1_0' is not a positive integer"),
+                 ([CLUSTER_STUDY, "--cores", "2K", "--build", self.dir / "none"],
+                  "cluster-study: error: --cores: '2K' is not a positive integer"),
+                 ([CLUSTER_STUDY, "--cores", "4097", "--build", self.dir / "none"],
+                  "cluster-study: error: --cores: '4097' is above its maximum 4096"),
                  ([PLOT, "--summary", self.dir, "--kind", "panel,pie"],
                   "plot: error: --kind: unknown figure 'pie' (expected all, panel, geometry, size, threads, "
                   "breakdown, model)")]
@@ -102,8 +111,9 @@ class TestTools(unittest.TestCase):
 
     def test_repeated_options_are_refused(self):
         """An option given twice is a usage error in the drivers' words (`redblack3d: error: option --iters given
-        twice`), under its old spelling too; argparse took the last value silently, run-overlap too. The options
-        declared repeatable stay so (sweep's --param and --env)."""
+        twice`), under its old spelling too; argparse took the last value silently, run-overlap,
+        bench/emulated-cluster and apps/setup too. The options declared repeatable stay so (sweep's --param and
+        --env)."""
         self.assert_usage_errors([
             ([SWEEP, "--driver", FAKE, "--reps", "2", "--reps", "3", "--dry-run"],
              "sweep: error: option --reps given twice"),
@@ -118,6 +128,31 @@ class TestTools(unittest.TestCase):
             ([RUN_OVERLAP, "-n", "2", "--ranks=3", "/bin/true"], "run-overlap: error: option --ranks given twice"),
             ([RUN_OVERLAP, "--mpiexec", "a", "--mpiexec=b", "/bin/true"],
              "run-overlap: error: option --mpiexec given twice")])
+        # The two bash tools that took the last value, before any value is checked ("a" is no MPI) and with
+        # --show-config last, so that a repeat they let through ends there instead of building or launching.
+        self.assert_usage_errors([
+            ([tool, *words, "--show-config"], f"{name}: error: option {option} given twice")
+            for tool, name in ((EMULATED_CLUSTER, "emulated-cluster"), (SETUP, "apps/setup"))
+            for words, option in ((["--mpi", "a", "--mpi", "b"], "--mpi"), (["--mpi=a", "--mpi", "b"], "--mpi"),
+                                  (["--mpi", "mpich", "--mpi=openmpi"], "--mpi"))])
+        self.assert_usage_errors([
+            ([EMULATED_CLUSTER, "--launcher", "--nodes", "2", "--launcher", "--show-config"],
+             "emulated-cluster: error: option --launcher given twice"),
+            ([EMULATED_CLUSTER, "--burst=1K", "--burst", "2K", "--show-config"],
+             "emulated-cluster: error: option --burst given twice"),
+            ([EMULATED_CLUSTER, "--nodes", "2", "--nodes", "--show-config"],
+             "emulated-cluster: error: option --nodes given twice"),
+            ([SETUP, "--run", "--run", "--show-config"], "apps/setup: error: option --run given twice"),
+            ([SETUP, "--test", "--mpi", "openmpi", "--test", "--show-config"],
+             "apps/setup: error: option --test given twice"),
+            # Two modes: the last one won silently too.
+            ([SETUP, "--test", "--run", "--show-config"],
+             "apps/setup: error: --run and --test exclude each other (the main job, or the test suite)")])
+        # .ci/run's two command lines stay valid (their configuration, not their run).
+        for words, mpi in (([], "mpich"), (["--mpi", "openmpi"], "openmpi")):
+            done = run([SETUP, "--test", *words, "--show-config"])
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertRegex(done.stdout, rf"\n  --test +true +option\n  --mpi +{mpi} ")
         done = run([SWEEP, "--driver", FAKE, "--param", "n", "8", "--param", "iters", "1", "--env", "A=1", "--env",
                     "B=2", "--launcher", "none", "--dry-run", "--out", self.dir / "out"])
         self.assertEqual(done.returncode, 0, done.stderr)
@@ -167,6 +202,23 @@ class TestTools(unittest.TestCase):
                 shown = [line.split()[1] for line in done.stdout.splitlines() if line.split()[:1] == ["--size"]]
                 self.assertEqual(shown if done.returncode == 0 else done.returncode,
                                  [str(taken[text])] if text in taken else 2, text)
+
+    def test_emulated_cluster_burst_is_a_size(self):
+        """bench/emulated-cluster's --burst reads as the drivers read a size (K, M, G alone or with B, i, iB; any
+        case; blanks around), given to tc in bytes, which --show-config shows: it took tc's lower-case forms only
+        ("256KiB" and "1M" were refused). It needs no root to check its options."""
+        taken = {"256kb": 256 << 10, "256K": 256 << 10, "256KiB": 256 << 10, " 64 kib ": 64 << 10, "+1M": 1 << 20,
+                 "3g": 3 << 30, "1500": 1500, "1500b": 1500, "4294967295": (1 << 32) - 1}
+        for text, value in taken.items():
+            with self.subTest(burst=text):
+                done = run([EMULATED_CLUSTER, "--burst", text, "--show-config"])
+                shown = [line.split()[1] for line in done.stdout.splitlines() if line.split()[:1] == ["--burst"]]
+                self.assertEqual((done.returncode, shown), (0, [str(value)]), done.stderr)
+        self.assert_usage_errors([
+            ([EMULATED_CLUSTER, "--burst", text, "--show-config"],
+             f"emulated-cluster: error: --burst '{text}' is not a size from 1 to 4294967295 bytes (an integer, "
+             "optionally with K, M or G, such as 256K)")
+            for text in ("0", "4G", "1.5k", "256kbit", "-1", "0x10", "1kk", "K", "")])
 
     @unittest.skipUnless(built(OVERLAP), "the overlap benchmark is not built")
     def test_run_overlap_keeps_the_benchmarks_usage_error(self):

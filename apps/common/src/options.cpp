@@ -510,7 +510,8 @@ std::string Options::help() const {
   app.add_flag("--" + std::string(kShowConfig))
       ->description("print every effective setting (options, PROXY_*, OMP_*) with its source and exit");
   std::string footer = "Options take their value as '--key value' or '--key=value'; lists are comma-separated;\n"
-                       "sizes and counts accept K, M, G (powers of 1024).\n";
+                       "sizes (grid points, matrix orders and panel widths, bytes) take K, M, G (powers of 1024);\n"
+                       "counts (iterations, repetitions, ranks, threads) are plain decimal integers.\n";
   if (!epilog_.empty()) footer += "\n" + epilog_ + (epilog_.ends_with('\n') ? "" : "\n");
   footer += "\n" + environment_help();
   app.footer(footer);
