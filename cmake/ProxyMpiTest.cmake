@@ -45,8 +45,9 @@ set(PROXY_TEST_COSTS
   "_exit_is_bounded" 10
   "^install[.]programs$" 10)
 
-# proxy_test_cost_code(out list_variable): CMake code, for a file ctest reads, that gives each test named in the
-# list variable `list_variable` (set when ctest reads the file) its PROXY_TEST_COSTS cost.
+# proxy_test_cost_code(out list_variable): CMake code that gives each test named in the list variable
+# `list_variable` its PROXY_TEST_COSTS cost: run at configure time (proxy_isolate_mpi_sessions) or written into a
+# file that ctest reads (the GoogleTest tests, listed then).
 function(proxy_test_cost_code out list_variable)
   set(${out} "set(_proxy_costs [==[${PROXY_TEST_COSTS}]==])
 foreach(_test IN LISTS ${list_variable})
@@ -259,16 +260,8 @@ endfunction()
 function(proxy_isolate_mpi_sessions)
   set_property(DIRECTORY PROPERTY PROXY_SESSIONS_ISOLATED TRUE)
   get_property(tests DIRECTORY PROPERTY TESTS)
-  foreach(t IN LISTS tests)  # (the tests added when ctest runs take theirs in the files that add them)
-    set(pairs ${PROXY_TEST_COSTS})
-    while(pairs)
-      list(POP_FRONT pairs pattern seconds)
-      if(t MATCHES "${pattern}")
-        set_property(TEST ${t} PROPERTY COST ${seconds})
-        break()
-      endif()
-    endwhile()
-  endforeach()
+  proxy_test_cost_code(costs tests)  # (the tests added when ctest runs take theirs in the files that add them)
+  cmake_language(EVAL CODE "${costs}")
   if(NOT PROXY_MPI_VENDOR STREQUAL "openmpi")
     return()
   endif()
