@@ -7,11 +7,13 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <proxy/environment.hpp>
 #include <proxy/harness/session.hpp>
+#include <proxy/harness/timed_wait.hpp>
 
 #include "mpi_test_util.hpp"
 
@@ -147,6 +149,36 @@ TEST(HarnessDoneAfter, NeedsLookaheadZero) {
     EXPECT_STREQ(error.what(), "Steps: done_after needs lookahead 0 and no early-bird parts (lookahead 1, ready_parts 0)");
   }
   for (int s = 0; s < app.count; ++s) EXPECT_EQ(app.calls[s].load(), 0);
+}
+
+// A request that fails (an 8-byte message into a 4-byte receive) ends the timed wait with RequestFailed naming its
+// peer and MPI's words, not in MPI's handler: the Environment's handler on MPI_COMM_WORLD, inherited by a
+// communicator made from it afterwards, returns the error to the wait (MpiErrorsReturnHere).
+TEST(HarnessWaits, AFailedTransferIsNamedWithItsPeer) {
+  const proxy::Environment& env = proxy::test_util::environment();
+  if (env.size() < 2) GTEST_SKIP() << "needs two ranks";
+  MPI_Comm comm = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &comm), MPI_SUCCESS);
+  const int right = (env.rank() + 1) % env.size(), left = (env.rank() + env.size() - 1) % env.size();
+  const int out[2] = {env.rank(), env.rank()};
+  int in = -1;
+  MPI_Request requests[2];
+  MPI_Irecv(&in, 1, MPI_INT, left, 21, comm, &requests[0]);
+  MPI_Isend(out, 2, MPI_INT, right, 21, comm, &requests[1]);
+  const auto peer = [&](int i) { return i == 0 ? left : right; };
+  const auto waited_for = [](int) { return std::string("the test's transfers"); };
+  try {
+    proxy::harness::wait_all(requests, peer, waited_for);
+    ADD_FAILURE() << "a 4-byte receive of an 8-byte message completed";
+  } catch (const proxy::harness::RequestFailed& error) {
+    const std::string expected = "the transfer with rank " + std::to_string(left) + " failed: ";
+    EXPECT_EQ(std::string(error.what()).substr(0, expected.size()), expected);
+    EXPECT_GT(std::string(error.what()).size(), expected.size());  // MPI's own words follow
+    EXPECT_EQ(error.peer(), left);
+  }
+  // The send, if still active.
+  proxy::harness::wait_all(std::span<MPI_Request>(&requests[1], 1), [&](int) { return right; }, waited_for);
+  MPI_Comm_free(&comm);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -79,6 +79,8 @@ ELSEWHERE = {
         ("tests/app_faults/CMakeLists.txt", "the barrier before repetition 3, rank 1: not every rank joined it"),
     "sweep: error: 'OUT' is in use by another sweep (PID 1234); wait for it to end or choose another --out":
         ("tests/sweep/test_robustness.py", "is in use by another sweep (PID "),
+    "cg3d: error: mode sync, iteration 3, step 2, rank 1: the collective failed: MPI_ERR_TRUNCATE: message truncated":
+        ("tests/app_faults/CMakeLists.txt", "the collective failed: MPI_ERR_TRUNCATE: message truncated"),
 }
 
 

@@ -9,6 +9,7 @@
 //                     drain it and must not MPI_Cancel a collective: one line, then the job ends
 //   drain-blocked     rank 0: a submitted closure blocks in MPI_Barrier; ~ProxyThread cannot join the proxy:
 //                     one line within 2 x PROXY_WAIT_TIMEOUT, then the job ends
+//   adopt-funneled    MPI initialised by the program at MPI_THREAD_FUNNELED, then the Environment: refused (exit 2)
 //   mpi-error         rank 0, after its ProxyThread has gone, sends to a rank outside MPI_COMM_WORLD: an error of
 //                     the program's own MPI call stays fatal (the proxy's handler returns only the loop's)
 //   never-waited      rank 0 starts a plan whose peer never sends and never waits on it: the shutdown cancels it
@@ -66,7 +67,24 @@ proxy::Ticket start_lonely_receive(proxy::ProxyThread& proxy, const proxy::Plan&
   return proxy.start(plan);
 }
 
+// adopt-funneled: the code initialises MPI itself at MPI_THREAD_FUNNELED, then constructs the Environment as
+// porting.md's start-up does: refused as a bad setting, on every rank, said once, exit 2 (it was a plain Error,
+// which that start-up does not catch: terminate, SIGABRT).
+int adopt_funneled(int argc, char** argv) {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int status = 0;
+  try {
+    proxy::Environment env(argc, argv);
+  } catch (const proxy::SettingsError& refused) {
+    status = refused.exit_status();
+  }
+  MPI_Finalize();
+  return status;
+}
+
 int main(int argc, char** argv) try {
+  if (argc > 1 && std::string(argv[1]) == "adopt-funneled") return adopt_funneled(argc, argv);
   proxy::Environment env(argc, argv);
   const std::string which = argc > 1 ? argv[1] : "";
   if (which == "settings") {

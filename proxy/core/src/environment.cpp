@@ -13,6 +13,7 @@
 #include "proxy/config.hpp"
 #include "proxy/error.hpp"
 #include "proxy/progress.hpp"
+#include "world_error_handler.hpp"
 
 namespace proxy {
 
@@ -61,23 +62,26 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
       if (self->owns_mpi_) MPI_Finalize();
     }
   } undo{this};
+  // A thread level too low is a setting the job cannot run with, refused on every rank as the others are
+  // (a SettingsError, said once: porting.md's start-up catches it).
+  std::string thread_problem;
   if (thread_level_ < required_thread_level && !owns_mpi_) {
     // The code initialised MPI itself: the level is what it asked for, not what the library can give.
-    throw Error("MPI was initialised before this Environment at " + thread_level_name(thread_level_) +
-                " but the proxy needs " + thread_level_name(required_thread_level) +
-                ": call MPI_Init_thread asking for " + thread_level_name(required_thread_level) +
-                " or remove the MPI_Init and let the Environment initialise MPI");
-  }
-  if (thread_level_ < required_thread_level) {
-    throw Error("the MPI library provides " + thread_level_name(thread_level_) + " but the proxy needs " +
-                thread_level_name(required_thread_level));
+    thread_problem = "MPI was initialised before this Environment at " + thread_level_name(thread_level_) +
+                     " but the proxy needs " + thread_level_name(required_thread_level) +
+                     ": call MPI_Init_thread asking for " + thread_level_name(required_thread_level) +
+                     " or remove the MPI_Init and let the Environment initialise MPI";
+  } else if (thread_level_ < required_thread_level) {
+    thread_problem = "the MPI library provides " + thread_level_name(thread_level_) + " but the proxy needs " +
+                     thread_level_name(required_thread_level);
   }
   check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  install_world_error_handler();  // before the program makes its communicators, which inherit it
   bounded.set_rank(rank_);
   // Before any thread of this process is bound: the binding read here is the launcher's.
   topology_ = std::make_unique<Topology>();
-  refuse_bad_settings_on_every_rank(program_name(argc, argv), rank_, size_, *topology_);
+  refuse_bad_settings_on_every_rank(program_name(argc, argv), rank_, size_, *topology_, thread_problem);
   host_ = discover_host(*topology_, rank_, host_rank_);
   discover_node(rank_, node_);
   undo.self = nullptr;

@@ -20,8 +20,10 @@ void check_mpi(int code, const char* call);
 
 // Every rank validates the PROXY_* variables and the launch; they agree on the outcome (one MPI_Allreduce)
 // and, when something is wrong, every rank throws the same SettingsError, which the lowest rank that found
-// it announces: "<program>: error: PROXY_CORE='9' names core 9, but this host has cores 0-1".
-void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size, const Topology& topology);
+// it announces: "<program>: error: PROXY_CORE='9' names core 9, but this host has cores 0-1". `found`: a problem
+// the caller found already (an MPI thread level too low), said unless the launch is wrong.
+void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size, const Topology& topology,
+                                       const std::string& found = {});
 
 // The ranks on this physical host, by host name, with the bindings they inherited; host_rank is this
 // rank's index among them.

@@ -16,6 +16,7 @@
 #include "plan_registry.hpp"
 #include "progress_driver.hpp"
 #include "progress_loop.hpp"
+#include "world_error_handler.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
 #include "proxy/topology.hpp"
@@ -40,40 +41,6 @@ std::atomic<std::uint64_t> last_proxy_id{0};
     throw Error(op.label() + " started again (epoch " + std::to_string(previous + 1) + ") before epoch " +
                 std::to_string(previous) + " completed: wait on its ticket first");
   std::rethrow_exception(op.error());  // a failed plan stays failed
-}
-
-// MPI_COMM_WORLD's error handler, where it is still MPI's default, is replaced by the first ProxyThread with
-// this one. MPICH reports the failure of a call on several requests (MPI_Testsome, MPI_Startall) to the world's
-// handler, not to the requests' communicator (the proxy's MPI_ERRORS_RETURN): by default the job then ends
-// with "Fatal error in internal_Testsome", naming no plan, peer or epoch. Here an error raised while this
-// thread runs the progress loop goes back to the call (it becomes the CommError naming the transfer); any
-// other is fatal, as before, with one line of ours: Open MPI's own report of it has been seen lost
-// ("ORTE_ERROR_LOG: Out of resource in show_help.c").
-void world_error(MPI_Comm* comm, int* code, ...) {
-  if (ProgressLoop::running_on_this_thread()) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  if (MPI_Error_string(*code, text, &length) != MPI_SUCCESS) length = 0;
-  int rank = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  Environment::abort("proxy: error: rank " + std::to_string(rank) + ": fatal MPI error on " +
-                         (*comm == MPI_COMM_WORLD ? std::string("MPI_COMM_WORLD") : std::string("a communicator")) +
-                         ": " + std::string(text, static_cast<std::size_t>(length)),
-                     1);  // not *code: an exit status keeps its low 8 bits, and MPICH's codes can end in 0
-}
-
-void route_loop_errors_to_their_calls() {
-  static std::atomic<bool> installed{false};
-  if (installed.exchange(true)) return;
-  MPI_Errhandler current = MPI_ERRHANDLER_NULL;
-  if (MPI_Comm_get_errhandler(MPI_COMM_WORLD, &current) != MPI_SUCCESS) return;
-  const bool default_handler = current == MPI_ERRORS_ARE_FATAL;
-  MPI_Errhandler_free(&current);
-  if (!default_handler) return;  // the user's choice stands
-  MPI_Errhandler ours = MPI_ERRHANDLER_NULL;
-  if (MPI_Comm_create_errhandler(world_error, &ours) != MPI_SUCCESS) return;
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, ours);
-  MPI_Errhandler_free(&ours);  // the world keeps it
 }
 
 }  // namespace
@@ -113,7 +80,7 @@ void ProxyThread::construct(MPI_Comm comm, int core) {
     throw Error("ProxyThread needs MPI initialised with at least MPI_THREAD_SERIALIZED (use proxy::Environment)");
   check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
   check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");  // CommErrors, not aborts
-  route_loop_errors_to_their_calls();
+  install_world_error_handler();  // (a program without an Environment: it has been installed otherwise)
   check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   int* tag_ub = nullptr;

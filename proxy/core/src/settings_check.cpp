@@ -79,12 +79,14 @@ std::string resource_problem(const Topology& topology) {
 
 }  // namespace
 
-void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size, const Topology& topology) {
+void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size, const Topology& topology,
+                                       const std::string& found) {
   // A world that is not what the launcher started comes first: nothing else is worth saying then. Its
   // processes are each rank 0 of their own world: only the launcher's first one prints.
   const std::optional<LaunchCount> launched = launch_count();
   std::string problem = launch_problem(launched, size);
   const bool quiet = !problem.empty() && launched->index > 0;
+  if (problem.empty()) problem = found;
   try {
     if (problem.empty()) {
       validate_environment();

@@ -57,4 +57,17 @@ class TimeoutError : public CommError {
 // The text of an MPI error code (MPI_Error_string).
 std::string mpi_error_string(int code);
 
+// While one lives on a thread, an MPI error raised on that thread returns to the failing call as its return
+// code instead of ending the job: for code that checks every return code, as proxy::harness's timed waits do.
+// It works through MPI_COMM_WORLD's handler as proxy::Environment installs it (where the program has not set
+// its own), which the communicators made from the world afterwards inherit; outside such a scope that handler
+// ends the job with one line, "proxy: error: rank 0: fatal MPI error on MPI_COMM_WORLD: <MPI's text>".
+class MpiErrorsReturnHere {
+ public:
+  MpiErrorsReturnHere() noexcept;
+  ~MpiErrorsReturnHere();
+  MpiErrorsReturnHere(const MpiErrorsReturnHere&) = delete;
+  MpiErrorsReturnHere& operator=(const MpiErrorsReturnHere&) = delete;
+};
+
 }  // namespace proxy
