@@ -31,6 +31,13 @@ expect_component_refusal(${prefix} cc "proxy: unknown component 'cc' ${_known}")
 expect_component_refusal(${prefix} "core;bogus;cc" "proxy: unknown components 'bogus', 'cc' ${_known}")
 expect_component_refusal(${prefix} "c;bogus" "proxy: unknown component 'bogus' ${_known}; component 'c' needs the C \
 language, which this project has not enabled \\(add C to project\\(\\)'s LANGUAGES, or call enable_language\\(C\\)\\)")
+# A C (or Fortran) project that has not enabled CXX: the package's line, not FindMPI's "Could NOT find MPI (missing:
+# MPI_CXX_FOUND CXX)" (docs/c-fortran.md says the project enables CXX too).
+set(_no_cxx "proxy: the package needs the CXX language, which this project has not enabled \\(its libraries are \
+C\\+\\+, under the C API and the Fortran module too\\): add CXX to project\\(\\)'s LANGUAGES \
+\\(project\\(NAME LANGUAGES C CXX\\)\\), or call enable_language\\(CXX\\)")
+expect_component_refusal(${prefix} c "${_no_cxx}" C)
+expect_component_refusal(${prefix} core "${_no_cxx}" C)
 
 # pkg-config consumer: the compiler driver and the flags proxyrt.pc gives, nothing else.
 file(GLOB_RECURSE pc_file ${prefix}/*/proxyrt.pc)
