@@ -50,12 +50,13 @@ namespace {
 
 // Request i's failure (a message longer than its receive buffer, a peer that has gone): "the transfer with rank
 // 1 failed: MPI_ERR_TRUNCATE: message truncated", or "<name>: the collective failed: ..." where the request has
-// no single peer.
+// no single peer; i -1: MPI did not say which of several failed.
 [[noreturn]] void request_failed(int i, int code, const std::function<int(int index)>& peer, std::string_view name) {
   const int rank = i >= 0 ? peer(i) : -1;
-  std::string what = rank >= 0 ? "the transfer with rank " + std::to_string(rank)
-                     : name.empty() ? std::string("the collective")
-                                    : std::string(name) + ": the collective";
+  const std::string what = rank >= 0   ? "the transfer with rank " + std::to_string(rank)
+                           : i < 0     ? std::string("one of the requests")
+                           : name.empty() ? std::string("the collective")
+                                          : std::string(name) + ": the collective";
   throw RequestFailed(rank, what, code);
 }
 
