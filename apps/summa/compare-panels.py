@@ -62,51 +62,48 @@ def parse_args(argv):
     parser.add_argument("--output", help="write every run's record to FILE.csv or FILE.json (JSON Lines)")
     parser.add_argument("--plot", help="save total time vs panel width per mode to this image "
                         f"({cli.image_formats_text()})")
-    args = parser.parse_args(argv)
-    try:
-        args.size = cli.size(args.size, "--size")
-        args.panels = cli.unique(cli.size(p, "--panels") for p in cli.split_list(args.panels, "--panels"))
-        for name, maximum in (("single_tier_ranks", cli.MAX_RANKS), ("multi_tier_ranks", cli.MAX_RANKS),
-                              ("reps", cli.MAX_REPS), ("timeout", cli.MAX_SECONDS)):
-            setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-"), maximum))
-        args.threads = (0 if str(args.threads).strip() == "0"
-                        else cli.positive_int(args.threads, "--threads", cli.MAX_THREADS))
-        args.output_format = cli.record_format(args.output) if args.output else None
-        if args.plot:
-            cli.check_image_output(args.plot)
-        args.launcher_kind = launcher.choose(args.launcher_kind, args.mpiexec)
-    except cli.UsageError as error:
-        parser.error(str(error))
+    return parser.parse_args(argv, check=check_options)
+
+
+def check_options(args):
+    """Every option checked and normalised, as a run and --show-config take them (a UsageError names the bad
+    value); the driver last, so that a bad value of any other option is reported as such wherever it is.
+    Launches nothing (ldd for the driver's MPI under srun, sinfo outside an allocation); matplotlib for --plot
+    is looked for by main, as it may run the tool again under the system Python."""
+    args.size = cli.size(args.size, "--size")
+    args.panels = cli.unique(cli.size(p, "--panels") for p in cli.split_list(args.panels, "--panels"))
+    for name, maximum in (("single_tier_ranks", cli.MAX_RANKS), ("multi_tier_ranks", cli.MAX_RANKS),
+                          ("reps", cli.MAX_REPS), ("timeout", cli.MAX_SECONDS)):
+        setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-"), maximum))
+    args.threads = (0 if str(args.threads).strip() == "0"
+                    else cli.positive_int(args.threads, "--threads", cli.MAX_THREADS))
+    args.output_format = cli.record_format(args.output) if args.output else None
+    if args.plot:
+        cli.check_image_output(args.plot)
+    args.launcher_kind = launcher.choose(args.launcher_kind, args.mpiexec)
     if not args.panels:
-        parser.error("--panels: no panel width given")
-    try:
-        args.modes = cli.unique(cli.split_list(args.modes, "--modes"))
-    except cli.UsageError as error:
-        parser.error(str(error))
+        raise cli.UsageError("--panels: no panel width given")
+    args.modes = cli.unique(cli.split_list(args.modes, "--modes"))
     for mode in args.modes:
         if mode not in MODES:
-            parser.error(f"--modes: unknown mode '{mode}' (expected {', '.join(MODES)})")
-    try:
-        if args.launcher_kind == "srun":
-            if args.single_tier_ranks % args.multi_tier_ranks:
-                raise cli.UsageError(f"--single-tier-ranks {args.single_tier_ranks} is not a multiple of "
-                                     f"--multi-tier-ranks {args.multi_tier_ranks} (one multi-tier rank per node "
-                                     f"holds the node's cores)")
-            args.srun_mpi, _ = launcher.srun_mpi(args.srun_mpi, args.driver)
-            capacity = launcher.slurm_capacity()
-            for mode in args.modes:
-                ranks, cpus = geometry(args, mode)
-                launcher.check_srun_fits(f"mode {mode}", ranks, cpus, args.multi_tier_ranks, capacity,
-                                         "--single-tier-ranks/--multi-tier-ranks")
-            args.launcher = ["srun"]
-        else:
-            args.launcher, _ = launcher.resolve(args.mpiexec, args.driver)
-    except cli.UsageError as error:
-        parser.error(str(error))
-    if not programs.executable(args.driver):  # last: a bad value of any other option is reported as such
-        parser.error(f"--driver '{args.driver}' is not an executable ({programs.missing_program_hint('summa_driver')})")
-    if args.plot:
-        require_matplotlib()
+            raise cli.UsageError(f"--modes: unknown mode '{mode}' (expected {', '.join(MODES)})")
+    if args.launcher_kind == "srun":
+        if args.single_tier_ranks % args.multi_tier_ranks:
+            raise cli.UsageError(f"--single-tier-ranks {args.single_tier_ranks} is not a multiple of "
+                                 f"--multi-tier-ranks {args.multi_tier_ranks} (one multi-tier rank per node "
+                                 f"holds the node's cores)")
+        args.srun_mpi, _ = launcher.srun_mpi(args.srun_mpi, args.driver)
+        capacity = launcher.slurm_capacity()
+        for mode in args.modes:
+            ranks, cpus = geometry(args, mode)
+            launcher.check_srun_fits(f"mode {mode}", ranks, cpus, args.multi_tier_ranks, capacity,
+                                     "--single-tier-ranks/--multi-tier-ranks")
+        args.launcher = ["srun"]
+    else:
+        args.launcher, _ = launcher.resolve(args.mpiexec, args.driver)
+    if not programs.executable(args.driver):
+        raise cli.UsageError(f"--driver '{args.driver}' is not an executable "
+                             f"({programs.missing_program_hint('summa_driver')})")
     return args
 
 
@@ -248,6 +245,8 @@ def plot(path, args, records):
 def main(argv):
     """Run every mode and panel width, print the table, write and plot what was asked for."""
     args = parse_args(argv)
+    if args.plot:
+        require_matplotlib()
     records = []
     with cli.scratch_folder("compare-panels") as scratch:
         record_path = os.path.join(scratch, "runs.jsonl")

@@ -64,7 +64,8 @@ class Parser(argparse.ArgumentParser):
 
     environment: the variables the tool reads itself, {NAME: what applies when unset}; given (a tool that
     honours settings), the parser has --show-config: every option and those variables with their value and
-    source, and every PROXY_* and OMP_* variable set (passed on to the programs the tool runs).
+    source, and every PROXY_* and OMP_* variable set (passed on to the programs the tool runs). A tool passes
+    its validation as parse_args(argv, check=...): --show-config answers only after it has passed.
 
     An option given an empty value (`--output ''`) is a usage error, `PROGRAM: error: --output is empty`:
     argparse takes '' as a value, and the tools read it as "not given" (the default file, folder or
@@ -92,8 +93,12 @@ class Parser(argparse.ArgumentParser):
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
-    def parse_args(self, args=None, namespace=None):
-        """argparse's parse_args after refusing unknown options; answers --show-config (exit 0)."""
+    def parse_args(self, args=None, namespace=None, check=None):
+        """argparse's parse_args after refusing unknown and repeated options, then check(namespace): the tool's
+        own validation, which returns the namespace with its values checked and normalised (--n 1K as 1024) and
+        raises UsageError for a bad value (said here as one line, exit 2). Only then is --show-config answered
+        (the checked values, exit 0), so that a value a run refuses is refused with it too, in the same words,
+        as the drivers check every option before answering it. --help and --version are answered first."""
         argv = sys.argv[1:] if args is None else list(args)
         names = [word.split("=", 1)[0] for word in argv[:argv.index("--") if "--" in argv else len(argv)]]
         seen = set()
@@ -115,6 +120,11 @@ class Parser(argparse.ArgumentParser):
             if (name and name not in self._may_be_empty and given & set(action.option_strings)
                     and isinstance(value, str) and not value.strip()):
                 self.error(f"{name} is empty")
+        if check is not None:
+            try:
+                result = check(result)
+            except UsageError as error:
+                self.error(str(error))
         if self._environment is not None and result.show_config:
             print(self.show_config(given, result), end="")
             sys.exit(EXIT_OK)
@@ -126,15 +136,18 @@ class Parser(argparse.ArgumentParser):
 
     def show_config(self, given, args):
         """'PROGRAM: effective configuration (setting, value, source)' and one line per setting; `given`: the
-        option names on the command line (before any '--')."""
+        option names on the command line (before any '--'); an option's source is the one set_source gave it (a
+        sweep's spec file), else "option" or "default"."""
+        sources = vars(args).get(_SOURCES, {})
         rows = []
         for action in self._actions:
-            if not action.option_strings or action.dest in ("help", "version", "show_config"):
+            if (not action.option_strings or action.dest in ("help", "version", "show_config")
+                    or action.help == argparse.SUPPRESS):  # an old spelling: shown under its name
                 continue
             value = getattr(args, action.dest, None)
             if isinstance(value, (list, tuple)):
                 value = ",".join(map(str, value)) or None
-            source = "option" if given & set(action.option_strings) else "default"
+            source = sources.get(action.dest) or ("option" if given & set(action.option_strings) else "default")
             rows.append((action.option_strings[-1], "(none)" if value is None else str(value), source))
         for name, default in self._environment.items():
             rows.append((name, os.environ.get(name, default), "environment" if name in os.environ else "default"))
@@ -146,6 +159,15 @@ class Parser(argparse.ArgumentParser):
         lines += [f"  {a.ljust(width[0])}  {b.ljust(width[1])}  {c}" for a, b, c in rows]
         lines.append("  (PROXY_* and OMP_* left unset take the programs' defaults: PROGRAM --show-config)")
         return "\n".join(lines) + "\n"
+
+
+_SOURCES = "_config_sources"  # the attribute of a namespace where set_source keeps what it was told
+
+
+def set_source(args, dest, source):
+    """Says where the checked value of an option came from ("spec file 'x.toml'") where it is not simply the
+    command line's or the default, for --show-config's source column; a tool's check calls it."""
+    vars(args).setdefault(_SOURCES, {})[dest] = source
 
 
 def split_list(text, name, escape=False):

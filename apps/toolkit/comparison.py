@@ -97,7 +97,9 @@ def subset(text, allowed, option, noun):
 def check_run_options(args, driver_target):
     """Validates what add_run_options added and resolves the launcher; last of a tool's checks, so that a bad
     value of any other option is reported as such wherever the driver is. driver_target: the CMake target
-    that builds the driver (named when it is missing)."""
+    that builds the driver (named when it is missing). It launches nothing (ldd for the driver's MPI under
+    srun, sinfo outside an allocation), so --show-config runs it too: a missing driver is refused there, as in
+    a run."""
     for name, maximum in (("cores", cli.MAX_THREADS), ("nodes", cli.MAX_RANKS), ("reps", cli.MAX_REPS),
                           ("timeout", cli.MAX_SECONDS)):
         setattr(args, name, cli.positive_int(getattr(args, name), f"--{name}", maximum))
@@ -245,14 +247,11 @@ def write_records(path, output_format, records):
 
 
 def main(program, argv, parse_args, run_all, show):
-    """A comparison tool's main: parse_args(argv) (a UsageError: one line, exit 2), run_all(args, workdir)
-    -> the records to write (a RunError: its message and status), show(args, records) prints the table, and
-    --output gets the records. Returns the exit status."""
-    try:
-        args = parse_args(argv)
-    except UsageError as error:
-        print(f"{program}: error: {error}", file=sys.stderr)
-        return cli.EXIT_USAGE
+    """A comparison tool's main: parse_args(argv) (cli.Parser with the tool's check: a bad value is one line,
+    exit 2, and --show-config exits 0 once every value has passed), run_all(args, workdir) -> the records to
+    write (a RunError: its message and status), show(args, records) prints the table, and --output gets the
+    records. Returns the exit status."""
+    args = parse_args(argv)
     with cli.scratch_folder(program) as workdir:
         try:
             records = run_all(args, workdir)

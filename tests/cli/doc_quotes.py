@@ -36,6 +36,8 @@ RUN = {
         ("mpi 2", ["{bin}/cg3d", "--tol", "0"], {}, 2),
     "compare: error: --modes: unknown mode 'bogus' (expected sync, async, mt, proxy)":
         ("serial", ["{source}/apps/cg3d/compare", "--modes", "bogus"], {}, 2),
+    "compare: error: --reps: '0' is not a positive integer":
+        ("serial", ["{source}/apps/redblack3d/compare", "--reps", "0", "--show-config"], {}, 2),
     "heat2d-c: error: option --nx given twice":
         ("mpi 1", ["{bin}/heat2d-c", "--nx", "8", "--nx", "9"], {}, 2),
     "heat2d-c: error: --nx: Value 2 not in range 3 to 16777216 (given as '+2')":

@@ -58,6 +58,15 @@ SCRIPTS = {
     "bench/overlap/run-overlap": ("run-overlap", "PROXY_WAIT_POLICY"),
     "bench/reproduce": ("reproduce", "PROXY_WAIT_POLICY"),
 }
+# What a script's --show-config needs to pass the checks of a run (it answers only then; --help, --version and
+# an unknown option are answered before): the programs of this build (its bin/ folder, BIN) and a driver.
+SCRIPT_ARGUMENTS = {
+    "apps/sweep": ["--driver", "BIN/redblack3d"],
+    "apps/redblack3d/compare": ["--driver", "BIN/redblack3d"],
+    "apps/cg3d/compare": ["--driver", "BIN/cg3d"],
+    "apps/summa/compare-panels.py": ["--driver", "BIN/summa"],
+    "bench/cluster-study": ["--build", "BIN/..", "--parts", "redblack3d,summa"],  # the parts every build has
+}
 # Executable files that are no command of their own, and why.
 NOT_COMMANDS = {
     "apps/sweeps/thesis-pairing.sbatch": "a Slurm batch job (sbatch apps/sweeps/thesis-pairing.sbatch); its "
@@ -238,7 +247,8 @@ def main():
             check_command(checks, file, [str(path)], name, args.version, proxy_variables if show_config else None)
     for script in sorted(scripts & set(SCRIPTS)):
         name, variable = SCRIPTS[script]
-        check_command(checks, script, [str(args.source / script)], name, args.version,
+        arguments = [word.replace("BIN", str(args.bin)) for word in SCRIPT_ARGUMENTS.get(script, [])]
+        check_command(checks, script, [str(args.source / script), *arguments], name, args.version,
                       None if variable is None else [variable])
         text = (args.source / script).read_text()
         if "python" in text.splitlines()[0]:  # no input may end a Python tool in a traceback

@@ -4,9 +4,11 @@ emulated nodes of 1 core. Checks the report directory record by record: four mod
 each verified against the serial computation, the thesis's pairing in ranks x threads, the overlap and
 collectives tables. Each CTest test runs one case: `test_cluster_study.py TestClusterStudy.test_one_node`.
 Environment (set by CTest): CLUSTER_TEST_BUILD (the build folder), MPIEXEC (optional launcher)."""
+import contextlib
 import csv
 import importlib.machinery
 import importlib.util
+import io
 import os
 import signal
 import subprocess
@@ -151,10 +153,12 @@ class TestClusterStudy(unittest.TestCase):
         program.chmod(0o755)
         args = study.parse_args(["--parts", "redblack3d", "--build", str(build)])
         self.assertEqual(args.parts, ["redblack3d"])
-        with self.assertRaises(study.UsageError) as refused:
-            study.parse_args(["--parts", "redblack3d,collectives", "--build", str(build)])
-        self.assertEqual(str(refused.exception), f"'{build}/bin/bench_team' is not an executable (build the project "
-                                                 "first: apps/setup, or --build DIR)")
+        said = io.StringIO()
+        with self.assertRaises(SystemExit) as refused, contextlib.redirect_stderr(said):
+            study.parse_args(["--parts", "redblack3d,collectives", "--build", str(build)])  # its check: one line
+        self.assertEqual((refused.exception.code, said.getvalue()),
+                         (2, f"cluster-study: error: '{build}/bin/bench_team' is not an executable (build the project "
+                             "first: apps/setup, or --build DIR)\n"))
 
     def test_benchmark_sizes(self):
         """Sizes in the report come from the benchmark's name: its CSV counter has 6 digits (2.09715e+06)."""

@@ -19,15 +19,18 @@ from toolkit import launcher  # noqa: E402  (after the path is set)
 SWEEP = ROOT / "apps" / "sweep"
 PLOT = ROOT / "apps" / "plot"
 COMPARE = ROOT / "apps" / "redblack3d" / "compare"
+CG3D_COMPARE = ROOT / "apps" / "cg3d" / "compare"
 COMPARE_PANELS = ROOT / "apps" / "summa" / "compare-panels.py"
 RUN_OVERLAP = ROOT / "bench" / "overlap" / "run-overlap"
 CLUSTER_STUDY = ROOT / "bench" / "cluster-study"
 EMULATED_CLUSTER = ROOT / "bench" / "emulated-cluster"
 SETUP = ROOT / "apps" / "setup"
+REPRODUCE = ROOT / "bench" / "reproduce"
 FAKE = HERE / "fake_driver.py"
 # Set by CTest: the build's program folder (cases that need a built program skip without it).
 BIN = Path(os.environ.get("SWEEP_TEST_BIN", ROOT / "build" / "bin"))
 REDBLACK3D = BIN / "redblack3d"
+CG3D = BIN / "cg3d"
 SUMMA = BIN / "summa"
 OVERLAP = BIN / "overlap"
 

@@ -10,9 +10,9 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from support import (BIN, CLUSTER_STUDY, COMPARE, COMPARE_PANELS, EMULATED_CLUSTER, FAKE, OVERLAP, PATIENCE, PLOT,
-                     REDBLACK3D, ROOT, RUN_OVERLAP, SETUP, SUMMA, SWEEP, built, mpiexec, processes_mentioning, run,
-                     wait_for)
+from support import (BIN, CG3D, CG3D_COMPARE, CLUSTER_STUDY, COMPARE, COMPARE_PANELS, EMULATED_CLUSTER, FAKE, OVERLAP,
+                     PATIENCE, PLOT, REDBLACK3D, REPRODUCE, ROOT, RUN_OVERLAP, SETUP, SUMMA, SWEEP, built, mpiexec,
+                     processes_mentioning, run, wait_for)
 from toolkit import cli  # noqa: E402  (support put apps/ on the path)
 
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
@@ -291,6 +291,91 @@ class TestTools(unittest.TestCase):
         for argv, line in cases:
             done = run(argv, env=empty)
             self.assertEqual((done.returncode, done.stderr.strip()), (2, line), argv)
+
+    def test_show_config_refuses_what_a_run_refuses(self):
+        """--show-config answers only once every option has passed the checks of a run, as the drivers' does
+        (`redblack3d --iters 0 --show-config` exits 2): in every tool with --show-config, a bad value with it
+        exits 2 with the very line it gives without it (the Python tools printed their table with the bad value
+        and exited 0: cli.Parser answered --show-config before the tool's checks)."""
+        none = self.dir / "none"
+        hint = "and set PROXY_BIN_DIR=BUILD/bin, or name it with --driver)"
+        sweep = [SWEEP, "--driver", FAKE, "--out", self.dir / "out"]
+        refused = [
+            ([*sweep, "--reps", "0"], "sweep: error: --reps: '0' is not a positive integer"),
+            ([*sweep, "--timeout", "inf"], "sweep: error: --timeout 'inf' is not a finite positive number of seconds"),
+            ([*sweep, "--param", "n", "8,"], "sweep: error: --param n: empty item in '8,'"),
+            ([SWEEP, "--driver", none], f"sweep: error: driver '{none}' is not an executable file"),
+            ([*sweep, "--launcher", "none", "--ranks", "2"], "sweep: error: launcher 'none' runs one process but "
+                                                             "ranks is 2"),
+            ([COMPARE, "--reps", "0"], "compare: error: --reps: '0' is not a positive integer"),
+            ([COMPARE, "--iters", "0"], "compare: error: --iters: '0' is not a positive integer"),
+            ([COMPARE, "--n", "8,,8"], "compare: error: --n: empty item in '8,,8'"),
+            ([COMPARE, "--driver", none], f"compare: error: --driver '{none}' is not an executable (build it with "
+                                          f"cmake --build BUILD --target redblack3d_driver {hint}"),
+            ([CG3D_COMPARE, "--tol", "1e-20"], "compare: error: --tol 1e-20 is below 2.2e-16 (double precision's "
+                                               "epsilon to two digits): no computed residual means it"),
+            ([CG3D_COMPARE, "--variants", "classic,fast"],
+             "compare: error: --variants: unknown variant 'fast' (expected classic, pipelined)"),
+            ([COMPARE_PANELS, "--size", "0"], "compare-panels: error: --size: '0' is below the minimum 1"),
+            ([COMPARE_PANELS, "--modes", "sync,fast"],
+             "compare-panels: error: --modes: unknown mode 'fast' (expected sync, async, mt, proxy)"),
+            ([COMPARE_PANELS, "--driver", none], f"compare-panels: error: --driver '{none}' is not an executable "
+                                                 f"(build it with cmake --build BUILD --target summa_driver {hint}"),
+            ([CLUSTER_STUDY, "--reps", "0"], "cluster-study: error: --reps: '0' is not a positive integer"),
+            ([CLUSTER_STUDY, "--parts", "summa,pie"], "cluster-study: error: --parts: unknown part 'pie' (expected "
+                                                      "redblack3d, summa, overlap, collectives)"),
+            ([CLUSTER_STUDY, "--parts", "summa", "--build", none],
+             f"cluster-study: error: '{none / 'bin' / 'summa'}' is not an executable (build the project first: "
+             "apps/setup, or --build DIR)"),
+            ([REPRODUCE, "--timeout", "-1"], "reproduce: error: --timeout: '-1' is not a positive integer"),
+            ([REPRODUCE, "--results", none], f"reproduce: error: --results '{none}': No such file or directory"),
+            ([EMULATED_CLUSTER, "--nodes", "0"],
+             "emulated-cluster: error: --nodes '0' is not an integer from 1 to 250"),
+            ([RUN_OVERLAP, "--ranks", "0"], "run-overlap: error: rank count '0' is not an integer from 1 to 16777216"),
+            ([SETUP, "--mpi", "lam"], "apps/setup: error: --mpi: unknown value 'lam' (expected mpich or openmpi)")]
+        if built(REDBLACK3D):  # the layout's checks come after the programs'
+            refused += [
+                ([CLUSTER_STUDY, "--parts", "redblack3d", "--build", BIN.parent, "--cores", "4096"],
+                 f"cluster-study: error: --cores 4096 is more than the "
+                 f"{cli.counted(len(os.sched_getaffinity(0)), 'core')} this process may use"),
+                ([CLUSTER_STUDY, "--parts", "redblack3d", "--build", BIN.parent, "--mpiexec", none],
+                 f"cluster-study: error: launcher '{none}' is not an executable (--mpiexec, MPIEXEC)")]
+        self.assert_usage_errors(refused + [([*argv, "--show-config"], line) for argv, line in refused])
+        self.assertFalse((self.dir / "out").exists())  # checked, not made
+
+    def test_show_config_shows_the_checked_values(self):
+        """With good values --show-config prints the table with each value as a run takes it (`--n 1K` as
+        1024, a repeated mode once, a sweep's spec file value with that source), exit 0, and makes nothing."""
+        sweep = [SWEEP, "--driver", FAKE, "--out", self.dir / "out"]
+        spec = self.dir / "spec.toml"
+        spec.write_text('reps = 4\ntimeout = 30.0\n[params]\nn = [8, 16]\n')
+        shown = [([*sweep, "--spec", spec, "--launcher", "none", "--ranks", "1"],
+                  [r"--reps +4 +spec file '.*spec\.toml'", r"--timeout +30 +spec file '.*spec\.toml'",
+                   r"--param +n=8,16 +spec file '.*spec\.toml'", r"--launcher +none +option", "--ranks +1 +option",
+                   "--record-format +json +default"]),
+                 ([REPRODUCE, "--timeout", "60"], ["--timeout +60 +option", r"--results +\S+RESULTS\.md +default"]),
+                 ([RUN_OVERLAP, "--ranks", "3"], ["--ranks +3 +option"])]
+        if built(REDBLACK3D):
+            shown += [([COMPARE, "--driver", REDBLACK3D, "--n", "1K", "--modes", "sync,sync,mt", "--reps", "2"],
+                       ["--n +1024 +option", "--modes +sync,mt +option", "--reps +2 +option", "--launcher +mpiexec "]),
+                      ([CLUSTER_STUDY, "--parts", "redblack3d", "--build", BIN.parent, "--cores", "1", "--out",
+                        self.dir / "study"],
+                       ["--cores +1 +option", "--reps +3 +default", "--parts +redblack3d +option"])]
+        if built(CG3D):
+            shown.append(([CG3D_COMPARE, "--driver", CG3D, "--n", "16,16,1K", "--variants", "pipelined,pipelined"],
+                          ["--n +16,16,1024 +option", "--variants +pipelined +option"]))
+        if built(SUMMA):
+            shown.append(([COMPARE_PANELS, "--driver", SUMMA, "--size", "2K", "--panels", "1K,16,1K"],
+                          ["--size +2048 +option", "--panels +1024,16 +option"]))
+        for argv, rows in shown:
+            with self.subTest(argv=[str(a) for a in argv]):
+                done = run([*argv, "--show-config"])
+                self.assertEqual(done.returncode, 0, done.stderr)
+                self.assertRegex(done.stdout, r"^\S+: effective configuration \(setting, value, source\)\n")
+                for row in rows:
+                    self.assertRegex(done.stdout, rf"(?m)^  {row}")
+        self.assertFalse((self.dir / "out").exists())  # checked, not made
+        self.assertFalse((self.dir / "study").exists())
 
     @unittest.skipUnless(built(SUMMA), "summa is not built")
     def test_a_stopped_tool_leaves_no_run_behind(self):
