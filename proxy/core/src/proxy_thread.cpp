@@ -17,6 +17,7 @@
 #include "progress_driver.hpp"
 #include "progress_loop.hpp"
 #include "proxy/environment.hpp"
+#include "environment_setup.hpp"
 #include "proxy/error.hpp"
 #include "proxy/topology.hpp"
 
@@ -90,6 +91,8 @@ struct ProxyThread::Impl {
   std::thread thread;
 };
 
+bool a_proxy_thread_is_alive() noexcept { return a_proxy_is_alive.load(); }
+
 ProxyThread::ProxyThread(MPI_Comm comm, Config config, int core) : config_(std::move(config)) {
   if (a_proxy_is_alive.exchange(true))
     throw Error("ProxyThread: another ProxyThread is alive in this process; only one thread may call MPI "
@@ -107,6 +110,16 @@ void ProxyThread::construct(MPI_Comm comm, int core) {
   const auto check = [](int code, const char* call) {
     if (code != MPI_SUCCESS) throw Error(std::string("ProxyThread: ") + call + " failed: " + mpi_error_string(code));
   };
+  // Before any other MPI call: outside MPI_Init .. MPI_Finalize, MPI ends the process naming no cause.
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized)
+    throw Error("ProxyThread: MPI has been finalised (the Environment is gone): construct and destroy the "
+                "ProxyThread while the proxy::Environment lives");
+  if (!initialized) throw Error("ProxyThread: MPI is not initialised: construct a proxy::Environment first");
+  if (comm == MPI_COMM_NULL) throw Error("ProxyThread: the communicator is MPI_COMM_NULL");
   int provided = MPI_THREAD_SINGLE;
   check(MPI_Query_thread(&provided), "MPI_Query_thread");
   if (provided < MPI_THREAD_SERIALIZED)
