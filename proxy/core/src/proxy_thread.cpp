@@ -36,8 +36,11 @@ std::atomic<bool> a_proxy_is_alive{false};
 std::atomic<std::uint64_t> last_proxy_id{0};
 
 // begin_epoch's refusal, out of the start's path.
-[[noreturn, gnu::noinline, gnu::cold]] void refuse_start(const Operation& op, std::uint64_t previous) {
-  if (op.completed_epoch() < previous)
+// `completed` is the completed epoch begin_epoch saw: read again here, it may have caught up with `previous` since
+// (a start racing with its epoch's completion), and a failed plan's error would then be null.
+[[noreturn, gnu::noinline, gnu::cold]] void refuse_start(const Operation& op, std::uint64_t previous,
+                                                         std::uint64_t completed) {
+  if (completed < previous)
     throw Error(op.label() + " started again (epoch " + std::to_string(previous + 1) + ") before epoch " +
                 std::to_string(previous) + " completed: wait on its ticket first");
   std::rethrow_exception(op.error());  // a failed plan stays failed
@@ -325,8 +328,9 @@ Ticket ProxyThread::start_operation(std::shared_ptr<Operation> op) {
 // Inlined into start(): a call's prologue is about 1 % of an 8-byte round trip (progress_loop.hpp).
 [[gnu::always_inline]] inline std::uint64_t ProxyThread::begin_epoch(Operation& op) {
   const std::uint64_t previous = op.started_.load(std::memory_order_relaxed);
-  if (op.completed_epoch() < previous || op.error_) [[unlikely]]
-    refuse_start(op, previous);
+  const std::uint64_t completed = op.completed_epoch();
+  if (completed < previous || op.error_) [[unlikely]]
+    refuse_start(op, previous, completed);
   op.started_.store(previous + 1, std::memory_order_release);
   return previous + 1;
 }
@@ -357,9 +361,20 @@ void ProxyThread::queue_start(Command& command) {
 
 bool ProxyThread::progress_step() const { return impl_->driver->step(); }
 
+namespace {
+// A ticket names an epoch start() returned; one past the last start (a copied and altered ticket, a C
+// proxy_ticket written by hand) would only time out.
+[[noreturn, gnu::noinline, gnu::cold]] void refuse_unstarted_epoch(const char* call, const Ticket& ticket) {
+  throw Error(std::string(call) + " on " + ticket.operation->label() + " epoch " + std::to_string(ticket.epoch) +
+              ": it was started up to epoch " + std::to_string(ticket.operation->started_epoch()) +
+              " only: use the ticket start() returned");
+}
+}  // namespace
+
 bool ProxyThread::test(const Ticket& ticket) const {
   if (!ticket) throw Error("test: empty ticket");
   if (ticket.operation->completed_epoch() < ticket.epoch) {
+    if (ticket.epoch > ticket.operation->started_epoch()) refuse_unstarted_epoch("test", ticket);
     impl_->driver->step_for(*ticket.operation);  // cooperative: testing drives progress, as MPI_Test does
     if (ticket.operation->completed_epoch() < ticket.epoch) return false;
   }
@@ -372,11 +387,15 @@ void ProxyThread::wait(const Ticket& ticket) const { wait(ticket, config_.wait_t
 void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) const {
   if (!ticket) throw Error("wait: empty ticket");
   const Operation& op = *ticket.operation;
+  if (timeout.count() < 0) [[unlikely]]
+    throw Error("wait on " + op.label() + " epoch " + std::to_string(ticket.epoch) + ": the timeout, " +
+                std::to_string(timeout.count()) + " ms, is negative");
   auto done = [&] { return op.completed_epoch() >= ticket.epoch; };
   if (done()) {  // the common case once the data are needed: no clock read
     if (auto error = op.error()) std::rethrow_exception(error);
     return;
   }
+  if (ticket.epoch > op.started_epoch()) refuse_unstarted_epoch("wait", ticket);
   if (ProgressLoop::running_on_this_thread())
     throw Error("wait on " + op.label() + " epoch " + std::to_string(ticket.epoch) +
                 " from code the proxy runs (a then() callback, a closure or an operation): it would wait for "
