@@ -1,6 +1,7 @@
 // The plan API called the wrong way, on real ranks (2, 3 and 4): each misuse is refused with the exception type
 // and the whole message the documentation gives (docs/api.md, "Errors"), on every rank, and the ProxyThread
-// goes on working afterwards.
+// goes on working afterwards. Collective elements that differ between the ranks are refused at commit on every
+// rank (a count, root, operation or kind that MPI would match into a silent wrong answer).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -210,6 +211,78 @@ TEST(ApiMisuse, AStartRacingItsEpochsCompletionIsRefusedOrTakenNeverACrash) {
     }
   }
   RecordProperty("refused", refused);
+}
+
+// Collective elements that differ between the ranks: every rank refuses the commit with the same words (the
+// values on some ranks and on others), and nothing is created.
+TEST(ApiMisuse, CollectiveElementsThatDifferBetweenRanksAreRefusedAtCommitOnEveryRank) {
+  proxy::ProxyThread proxy;
+  const int rank = proxy.rank();
+  const int last = proxy.size() - 1;
+  std::vector<double> send(8, 1.0), result(8, 0.0);
+  const auto commit = [&](const char* name, const std::function<void(proxy::PlanSpec&)>& build) {
+    return misuse_outcome([&] {
+      proxy::PlanSpec spec(name);
+      build(spec);
+      proxy.commit(spec);
+    });
+  };
+  const MPI_Comm world = MPI_COMM_WORLD;
+  EXPECT_EQ(commit("count", [&](auto& s) {
+              s.allreduce(world, send.data(), result.data(), rank == 0 ? 2 : 4, MPI_DOUBLE, MPI_SUM);
+            }),
+            std::string("Error: plan 'count': allreduce element 0 has 16 bytes on some ranks and 32 on others (here ") +
+                "count " + (rank == 0 ? "2" : "4") + " of 8 bytes): every rank must give the same count and type");
+  // The same bytes in another type are MPI's business (the type signatures), not refused here.
+  EXPECT_EQ(commit("type", [&](auto& s) {
+              s.broadcast(world, 0, result.data(), rank == 0 ? 2 : 4, rank == 0 ? MPI_DOUBLE : MPI_FLOAT);
+            }),
+            "(no exception)");
+  EXPECT_EQ(commit("type", [&](auto& s) {
+              s.reduce(world, 0, send.data(), result.data(), 2, rank == last ? MPI_FLOAT : MPI_DOUBLE, MPI_SUM);
+            }),
+            std::string("Error: plan 'type': reduce element 0 has 8 bytes on some ranks and 16 on others (here ") +
+                "count 2 of " + (rank == last ? "4" : "8") + " bytes): every rank must give the same count and type");
+  EXPECT_EQ(commit("root", [&](auto& s) { s.broadcast(world, rank == last ? last : 0, result.data(), 2, MPI_DOUBLE); }),
+            "Error: plan 'root': broadcast element 0 names root 0 on some ranks and " + std::to_string(last) +
+                " on others: every rank must name the same root");
+  EXPECT_EQ(commit("op", [&](auto& s) {
+              s.allreduce(world, send.data(), result.data(), 1, MPI_DOUBLE, rank == 0 ? MPI_SUM : MPI_MAX);
+            }),
+            "Error: plan 'op': allreduce element 0 has operation MPI_SUM on some ranks and MPI_MAX on others: every "
+            "rank must give the same operation");
+  EXPECT_EQ(commit("kind", [&](auto& s) {
+              if (rank == 0) s.broadcast(world, 0, result.data(), 1, MPI_DOUBLE);
+              else s.allreduce(world, send.data(), result.data(), 1, MPI_DOUBLE, MPI_SUM);
+            }),
+            "Error: plan 'kind': collective element 0 is a broadcast on some ranks and an allreduce on others");
+  EXPECT_EQ(commit("number", [&](auto& s) {
+              s.broadcast(world, 0, result.data(), 1, MPI_DOUBLE);
+              if (rank == last) s.broadcast(world, 0, result.data() + 1, 1, MPI_DOUBLE);
+            }),
+            "Error: plan 'number': its collective elements on the communicator of its broadcast element 0 number 1 on "
+            "some ranks and 2 on others: every rank commits the same elements in the same order");
+  // One rank refuses its own element: it names why, the others that it was refused.
+  EXPECT_EQ(commit("one-refuses", [&](auto& s) {
+              s.allreduce(world, send.data(), rank == last ? nullptr : result.data(), 1, MPI_DOUBLE, MPI_SUM);
+            }),
+            rank == last ? "Error: plan 'one-refuses': allreduce element 0 has a null buffer for count 1"
+                         : "Error: plan 'one-refuses': refused on another rank of the communicator of its allreduce "
+                           "element 0 (that rank's error names why)");
+  EXPECT_EQ(commit("one-refuses-a-transfer", [&](auto& s) {
+              s.send(MPI_PROC_NULL, rank == last ? -1 : 0, send.data(), 1, MPI_DOUBLE);
+              s.allreduce(world, send.data(), result.data(), 1, MPI_DOUBLE, MPI_SUM);
+            }),
+            rank == last ? "Error: plan 'one-refuses-a-transfer': transfer 0 has tag -1, outside [0, " +
+                               std::to_string(misuse_tag_upper_bound(proxy)) + "]"
+                         : "Error: plan 'one-refuses-a-transfer': refused on another rank of the communicator of its "
+                           "allreduce element 0 (that rank's error names why)");
+  // What agrees commits and runs: the sum over the ranks.
+  proxy::PlanSpec good("good");
+  good.allreduce(world, send.data(), result.data(), 4, MPI_DOUBLE, MPI_SUM);
+  proxy.wait(proxy.start(proxy.commit(good)));
+  EXPECT_EQ(result[3], static_cast<double>(proxy.size()));
+  expect_a_ring_still_runs(proxy);
 }
 
 }  // namespace

@@ -229,17 +229,31 @@ ProxyThread::~ProxyThread() {
 int ProxyThread::bound_core() const noexcept { return impl_->channel.bound_core.load(std::memory_order_acquire); }
 
 Plan ProxyThread::commit(const PlanSpec& spec) {
-  validate_plan(spec, size_, tag_upper_bound_);
+  std::exception_ptr invalid;  // this rank's refusal of the spec
+  try {
+    validate_plan(spec, size_, tag_upper_bound_);
+  } catch (...) {
+    if (spec.collectives().empty()) throw;
+    invalid = std::current_exception();
+  }
   std::shared_ptr<PlanOperation> op;
   std::exception_ptr refused;  // rethrown here as thrown, rather than wrapped as the closure's CommError
   call([&] {
     try {
-      validate_collectives(spec);  // needs the communicators' sizes: MPI, so on the proxy thread
+      // Both need MPI (the communicators' sizes; the comparison between ranks), so on the proxy thread. The
+      // comparison runs even where this rank refused the spec, so that the other ranks learn of it.
+      try {
+        if (!invalid) validate_collectives(spec);
+      } catch (...) {
+        invalid = std::current_exception();
+      }
+      if (!spec.collectives().empty()) agree_on_collectives(spec, invalid != nullptr);
+      if (invalid) std::rethrow_exception(invalid);
       op = std::make_shared<PlanOperation>(spec, comm_, impl_->id, impl_->communicators, impl_->channel.helpers);
     } catch (...) {
       refused = std::current_exception();
     }
-  });
+  }, "commit of plan " + spec.name());
   if (refused) std::rethrow_exception(refused);
   impl_->plans->add(op);
   return Plan(std::make_shared<Plan::Owner>(std::move(op), impl_->plans));
