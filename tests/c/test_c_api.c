@@ -324,6 +324,18 @@ int main(int argc, char** argv) {
   CHECK(last_error_is(text));
   number = 7;
   CHECK(proxy_test(thread, forged, &number) == PROXY_ERROR && number == 0);
+  /* A ticket made by hand for a plan committed but never started. */
+  OK(proxy_plan_spec_create("idle", &spec));
+  OK(proxy_plan_spec_send(spec, MPI_PROC_NULL, 0, &out, 1, MPI_INT));
+  proxy_plan* idle = NULL;
+  OK(proxy_commit(thread, spec, &idle));
+  OK(proxy_plan_spec_free(spec));
+  const proxy_ticket never = {idle, 1};
+  CHECK(proxy_wait(thread, never, PROXY_WAIT_DEFAULT_TIMEOUT) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_wait: plan 'idle' has not been started: the ticket did not come from proxy_start"));
+  CHECK(proxy_ready(thread, never, 0) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_ready: plan 'idle' has not been started: the ticket did not come from proxy_start"));
+  OK(proxy_plan_free(idle));
 
   OK(proxy_plan_free(ring));
   OK(proxy_plan_free(pending));
