@@ -8,6 +8,8 @@
 #include <chrono>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <typeinfo>
@@ -225,6 +227,36 @@ TEST(ApiMisuse, AnOperationTheTypeDoesNotSupportIsTheNamedPlansCommError) {
     EXPECT_EQ(outcome.rfind("CommError: plan 'band' epoch ", 0), 0u) << outcome;
   }
   expect_a_ring_still_runs(proxy);
+}
+
+// Contributions and a result at addresses MPI accepts but a double does not (odd ones): the sum is exact, and the
+// proxy reduces them through MPI_Reduce_local rather than its kernels, which read double* (no strips run).
+TEST(ApiMisuse, MisalignedContributionsAreReducedExactlyWithoutTheAlignedKernels) {
+  proxy::ProxyThread proxy;
+  constexpr int kCount = 8192;  // 64 KiB per contribution: large enough for the kernels' strips when aligned
+  std::vector<unsigned char> storage(3 * kCount * sizeof(double) + 64);
+  const auto at = [&](int block, int offset) { return storage.data() + 16 + block * kCount * 8 + offset; };
+  for (const int offset : {0, 1}) {
+    for (int i = 0; i < kCount; ++i) {
+      const double first = i, second = 2.0 * i + proxy.rank();
+      std::memcpy(at(0, offset) + 8 * i, &first, 8);
+      std::memcpy(at(1, offset) + 8 * i, &second, 8);
+    }
+    proxy::PlanSpec spec(offset == 0 ? "aligned" : "misaligned");
+    spec.allreduce(MPI_COMM_WORLD, {at(0, offset), at(1, offset)}, at(2, offset), kCount, MPI_DOUBLE, MPI_SUM);
+    const proxy::Plan plan = proxy.commit(spec);
+    const std::uint64_t strips_before = proxy.statistics().strips;
+    proxy.wait(proxy.start(plan));
+    const std::uint64_t strips = proxy.statistics().strips - strips_before;
+    const int size = proxy.size();
+    for (const int i : {0, 1, kCount / 2, kCount - 1}) {
+      double sum = 0.0;
+      std::memcpy(&sum, at(2, offset) + 8 * i, 8);
+      EXPECT_EQ(sum, 3.0 * i * size + size * (size - 1) / 2.0) << "offset " << offset << " element " << i;
+    }
+    if (offset == 0) EXPECT_GT(strips, 0u);
+    else EXPECT_EQ(strips, 0u);
+  }
 }
 
 // A plan started again while the proxy completes its epoch: the second start is refused ("started again") or

@@ -166,7 +166,16 @@ void agree_on_collectives(const PlanSpec& spec, bool refused_here) {
 }
 
 bool reduces_in_ranges(const CollectiveElement& e) {
-  return with_inline_kernel(e, [](auto*, detail::ElementOp) {});
+  std::size_t alignment = 0;
+  if (!with_inline_kernel(e, [&](auto* type, detail::ElementOp) { alignment = alignof(decltype(*type)); }))
+    return false;
+  // The kernels read and write T*: a contribution or result at an address MPI accepts but T does not (a
+  // double at an odd address) goes through MPI_Reduce_local instead (the staging buffer is new's, aligned).
+  const auto aligned = [&](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignment == 0; };
+  if (!aligned(e.buffer)) return false;
+  for (const void* c : e.contributions)
+    if (!aligned(c)) return false;
+  return true;
 }
 
 void reduce_contribution_range(const CollectiveElement& e, std::byte* staging, std::size_t first, std::size_t n) {
