@@ -111,8 +111,10 @@ void agree_on_collectives(const PlanSpec& spec, bool refused_here) {
     if (std::find(done.begin(), done.end(), comm) != done.end()) continue;
     done.push_back(comm);
     int size = 1;
+    int inter = 0;
     MPI_Comm_size(comm, &size);
-    if (size == 1) continue;
+    MPI_Comm_test_inter(comm, &inter);  // an intercommunicator's MPI_Allreduce combines the other group's values
+    if (size == 1 || inter) continue;
     std::vector<std::size_t> on_comm;  // the plan's elements on this communicator, in the plan's order
     for (std::size_t i = 0; i < elements.size(); ++i)
       if (elements[i].comm == comm) on_comm.push_back(i);

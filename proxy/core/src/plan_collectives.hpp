@@ -24,8 +24,8 @@ void validate_collectives(const PlanSpec& spec);
 // size, operation), so that elements MPI would match into a silent wrong answer, a truncation or a hang are
 // refused at commit on every rank, with the same message naming the plan, the element and both values.
 // `refused_here`: this rank's own validation failed (it rethrows that afterwards); the others then throw
-// "... refused on another rank". Communicators of one rank are skipped, as is everything when an element
-// names MPI_COMM_NULL (refused by validate_collectives).
+// "... refused on another rank". Communicators of one rank and intercommunicators are skipped, as is everything
+// when an element names MPI_COMM_NULL (refused by validate_collectives).
 void agree_on_collectives(const PlanSpec& spec, bool refused_here);
 
 // Thread-level phase of a hierarchical element: staging = the element's contributions reduced in order
