@@ -376,8 +376,14 @@ void ProxyThread::queue_start(Command& command) {
 bool ProxyThread::progress_step() const { return impl_->driver->step(); }
 
 namespace {
-// A ticket names an epoch start() returned; one past the last start (a copied and altered ticket, a C
-// proxy_ticket written by hand) would only time out.
+// A plan's ticket names an epoch start() returned; one past the last start (a copied and altered ticket, a C
+// proxy_ticket written by hand) would only time out. Only plans: other operations' tickets may name an epoch
+// another thread is about to start (a node collective's slot, whose waiters build their tickets themselves).
+bool names_an_unstarted_plan_epoch(const Ticket& ticket) {
+  return ticket.epoch > ticket.operation->started_epoch() &&
+         dynamic_cast<const PlanOperation*>(ticket.operation.get()) != nullptr;
+}
+
 [[noreturn, gnu::noinline, gnu::cold]] void refuse_unstarted_epoch(const char* call, const Ticket& ticket) {
   throw Error(std::string(call) + " on " + ticket.operation->label() + " epoch " + std::to_string(ticket.epoch) +
               ": it was started up to epoch " + std::to_string(ticket.operation->started_epoch()) +
@@ -388,7 +394,7 @@ namespace {
 bool ProxyThread::test(const Ticket& ticket) const {
   if (!ticket) throw Error("test: empty ticket");
   if (ticket.operation->completed_epoch() < ticket.epoch) {
-    if (ticket.epoch > ticket.operation->started_epoch()) refuse_unstarted_epoch("test", ticket);
+    if (names_an_unstarted_plan_epoch(ticket)) refuse_unstarted_epoch("test", ticket);
     impl_->driver->step_for(*ticket.operation);  // cooperative: testing drives progress, as MPI_Test does
     if (ticket.operation->completed_epoch() < ticket.epoch) return false;
   }
@@ -409,7 +415,7 @@ void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) 
     if (auto error = op.error()) std::rethrow_exception(error);
     return;
   }
-  if (ticket.epoch > op.started_epoch()) refuse_unstarted_epoch("wait", ticket);
+  if (names_an_unstarted_plan_epoch(ticket)) refuse_unstarted_epoch("wait", ticket);
   if (ProgressLoop::running_on_this_thread())
     throw Error("wait on " + op.label() + " epoch " + std::to_string(ticket.epoch) +
                 " from code the proxy runs (a then() callback, a closure or an operation): it would wait for "
