@@ -293,6 +293,50 @@ int main(int argc, char** argv) {
   CHECK(strcmp(proxy_status_name((proxy_status)99), "unknown proxy_status") == 0);
   OK(proxy_plan_free(NULL));
 
+  /* Misuse refused with its status and the C++ message: a second Environment or ProxyThread, a packed size past
+   * int, too many parts, a negative timeout other than PROXY_WAIT_DEFAULT_TIMEOUT, a ticket no start gave. */
+  proxy_environment* second_env = (proxy_environment*)ring;
+  CHECK(proxy_environment_create(&argc, &argv, &second_env) == PROXY_ERROR && second_env == NULL);
+  CHECK(last_error_is("Environment: another Environment is alive in this process: keep one for main's lifetime and "
+                      "pass it where it is needed"));
+  proxy_thread* second_thread = (proxy_thread*)ring;
+  CHECK(proxy_thread_create(MPI_COMM_WORLD, &second_thread) == PROXY_ERROR && second_thread == NULL);
+  CHECK(last_error_is("ProxyThread: another ProxyThread is alive in this process; only one thread may call MPI "
+                      "(MPI_THREAD_SERIALIZED): destroy the first before creating the next"));
+  OK(proxy_plan_spec_create("misuse", &spec));
+  CHECK(proxy_plan_spec_send_packed(spec, right, 3, (size_t)1 << 31, pack_value, &packed) == PROXY_ERROR);
+  snprintf(text, sizeof text, "plan 'misuse': transfer 0 (send_packed to rank %d tag 3) has 2147483648 bytes, more "
+           "than one message carries (at most 2147483647)", right);
+  CHECK(last_error_is(text));
+  CHECK(proxy_plan_spec_parts(spec, 1 << 21) == PROXY_ERROR);
+  CHECK(last_error_is("plan 'misuse': parts(2097152): at most 1048576 parts"));
+  OK(proxy_plan_spec_free(spec));
+  proxy_ticket misused;
+  OK(proxy_start(thread, ring, &misused));
+  CHECK(proxy_wait(thread, misused, -5) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_wait: timeout_ms is -5 (PROXY_WAIT_DEFAULT_TIMEOUT, -1, or a count of milliseconds "
+                      ">= 0)"));
+  OK(proxy_wait(thread, misused, PROXY_WAIT_DEFAULT_TIMEOUT));
+  const proxy_ticket forged = {ring, misused.epoch + 3};
+  CHECK(proxy_wait(thread, forged, PROXY_WAIT_DEFAULT_TIMEOUT) == PROXY_ERROR);
+  snprintf(text, sizeof text, "wait on plan 'ring' epoch %llu: it was started up to epoch %llu only: use the ticket "
+           "start() returned", (unsigned long long)forged.epoch, (unsigned long long)misused.epoch);
+  CHECK(last_error_is(text));
+  number = 7;
+  CHECK(proxy_test(thread, forged, &number) == PROXY_ERROR && number == 0);
+  /* A ticket made by hand for a plan committed but never started. */
+  OK(proxy_plan_spec_create("idle", &spec));
+  OK(proxy_plan_spec_send(spec, MPI_PROC_NULL, 0, &out, 1, MPI_INT));
+  proxy_plan* idle = NULL;
+  OK(proxy_commit(thread, spec, &idle));
+  OK(proxy_plan_spec_free(spec));
+  const proxy_ticket never = {idle, 1};
+  CHECK(proxy_wait(thread, never, PROXY_WAIT_DEFAULT_TIMEOUT) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_wait: plan 'idle' has not been started: the ticket did not come from proxy_start"));
+  CHECK(proxy_ready(thread, never, 0) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_ready: plan 'idle' has not been started: the ticket did not come from proxy_start"));
+  OK(proxy_plan_free(idle));
+
   OK(proxy_plan_free(ring));
   OK(proxy_plan_free(pending));
   OK(proxy_plan_free(late_send));

@@ -48,6 +48,7 @@ program test_fortran_api
   type(proxy_completion) :: completion
   logical :: done
   real(real64), target, asynchronous :: terms(3)
+  character(len=256) :: expected
   real(real64), asynchronous :: sum_last(1)  ! the reduce's result (the last rank's)
   type(c_ptr) :: partials(threads), term_pointers(3)
 
@@ -104,6 +105,20 @@ program test_fortran_api
   call check(done, "completion done")
   call ok(proxy_completion_free(completion), "proxy_completion_free")
   call ok(proxy_wait(thread, ticket), "wait dot after then")
+  ! A negative timeout other than the default is refused, naming the value.
+  call check(proxy_wait(thread, ticket, -5_int64) == PROXY_ERROR_ARGUMENT, "negative timeout")
+  call check(proxy_last_error() == "proxy_wait: timeout_ms is -5 (PROXY_WAIT_DEFAULT_TIMEOUT, -1, or a count of " // &
+             "milliseconds >= 0)", "negative timeout message")
+  ! An allreduce whose count differs between the ranks is refused at commit on every rank (it ran before, with
+  ! a wrong sum on some ranks).
+  call ok(proxy_plan_spec_create("uneven", spec), "create uneven")
+  call ok(proxy_plan_spec_allreduce(spec, MPI_COMM_WORLD, terms, total, merge(1, 2, rank == 0), MPI_INTEGER8, &
+                                    MPI_SUM), "allreduce uneven")
+  call check(proxy_commit(thread, spec, refused) == PROXY_ERROR, "uneven allreduce refused")
+  write (expected, '(a, i0, a)') "plan 'uneven': allreduce element 0 has 8 bytes on some ranks and 16 on others " // &
+    "(here count ", merge(1, 2, rank == 0), " of 8 bytes): every rank must give the same count and type"
+  call check(proxy_last_error() == trim(expected), "uneven allreduce message")
+  call ok(proxy_plan_spec_free(spec), "free uneven")
 
   ! Left to right: (1e16 + 1) + 1 is 1e16 on every rank (ties to even), so the sum is exactly size * 1e16.
   terms = [1.0e16_real64, 1.0_real64, 1.0_real64]

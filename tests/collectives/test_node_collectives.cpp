@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -336,6 +337,48 @@ TEST(NodeCollectivesErrors, TooManyOutstandingAndUserOpsAreRefusedOnEveryThread)
                   "cannot carry the user context); use sum, prod, min or max");
   EXPECT_EQ(a[0], 2 * world_size());
   EXPECT_EQ(b[1], 2 * world_size());
+}
+
+// Arguments outside the team or the communicator are refused before anything starts (no slot taken), naming
+// the value and the bound; so is a wait on a request waited already. The team still runs a collective after.
+TEST(NodeCollectivesErrors, ThreadsRootsAndRequestsOutsideTheirBoundsAreNamed) {
+  Node node(2, 2);
+  const Reduction sum = Reduction::builtin(DataType::int32, ReduceOp::sum);
+  const std::string ranks = std::to_string(world_size());
+  std::int32_t value = 1;
+  const auto refusal = [](const std::function<void()>& fn) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no exception)");
+  };
+  EXPECT_EQ(refusal([&] { node.collectives.allreduce(2, nullptr, &value, 1, sum); }),
+            "node collective: thread 2 is outside [0, 2)");
+  EXPECT_EQ(refusal([&] { node.collectives.barrier(-1); }), "node collective: thread -1 is outside [0, 2)");
+  EXPECT_EQ(refusal([&] { node.collectives.broadcast(0, &value, sizeof value, world_size(), 0); }),
+            "node collective broadcast: root rank " + ranks + " is outside [0, " + ranks + ")");
+  EXPECT_EQ(refusal([&] { node.collectives.broadcast(0, &value, sizeof value, 0, 2); }),
+            "node collective broadcast: root thread 2 is outside [0, 2)");
+  EXPECT_EQ(refusal([&] { node.collectives.reduce(0, nullptr, &value, 1, sum, -1, 0); }),
+            "node collective reduce: root rank -1 is outside [0, " + ranks + ")");
+  NodeRequest never_started;
+  never_started.kind = NodeCollectiveKind::barrier;
+  EXPECT_EQ(refusal([&] { node.collectives.wait(0, never_started); }),
+            "node collective: wait on a request already waited");
+  std::vector<std::int32_t> out(2, 0);
+  std::vector<std::string> second_wait(2);
+  run_threads(2, [&](int t) {
+    out[t] = t + 1;
+    NodeRequest request = node.collectives.allreduce(t, nullptr, &out[t], 1, sum);
+    NodeRequest copy = request;
+    node.collectives.wait(t, request);
+    second_wait[t] = refusal([&] { node.collectives.wait(t, copy); });
+  });
+  EXPECT_EQ(out[0], 3 * world_size());
+  EXPECT_EQ(out[1], 3 * world_size());
+  for (int t = 0; t < 2; ++t) EXPECT_EQ(second_wait[t], "node collective: wait on a request already waited");
 }
 
 }  // namespace

@@ -121,8 +121,11 @@ proxy_status proxy_wait(proxy_thread* thread, proxy_ticket ticket, int64_t timeo
   return guarded([&] {
     const proxy::ProxyThread& proxy = thread_of(thread, "proxy_wait");
     const proxy::Ticket t = ticket_of(ticket, "proxy_wait");
-    if (timeout_ms < 0)
+    if (timeout_ms == PROXY_WAIT_DEFAULT_TIMEOUT)
       proxy.wait(t);
+    else if (timeout_ms < 0)
+      throw proxy::c::ArgumentError(std::string("proxy_wait: timeout_ms is ") + std::to_string(timeout_ms) +
+                                    " (PROXY_WAIT_DEFAULT_TIMEOUT, -1, or a count of milliseconds >= 0)");
     else
       proxy.wait(t, std::chrono::milliseconds(timeout_ms));
   });
@@ -169,8 +172,11 @@ proxy_status proxy_completion_wait(proxy_thread* thread, const proxy_completion*
   return guarded([&] {
     const proxy::ProxyThread& proxy = thread_of(thread, "proxy_completion_wait");
     const proxy::Ticket& t = require(completion, "proxy_completion_wait", "completion").ticket;
-    if (timeout_ms < 0)
+    if (timeout_ms == PROXY_WAIT_DEFAULT_TIMEOUT)
       proxy.wait(t);
+    else if (timeout_ms < 0)
+      throw proxy::c::ArgumentError(std::string("proxy_completion_wait: timeout_ms is ") + std::to_string(timeout_ms) +
+                                    " (PROXY_WAIT_DEFAULT_TIMEOUT, -1, or a count of milliseconds >= 0)");
     else
       proxy.wait(t, std::chrono::milliseconds(timeout_ms));
   });

@@ -42,7 +42,27 @@ std::string program_name(int argc, char** argv) {
 
 }  // namespace
 
+namespace {
+// One Environment per process at a time: a second one would call MPI from the main thread beside a running
+// proxy, and MPI cannot be initialised again once an earlier one finalised it.
+std::atomic<bool> an_environment_is_alive{false};
+}  // namespace
+
 Environment::Environment(int& argc, char**& argv, int required_thread_level) {
+  if (an_environment_is_alive.exchange(true))
+    throw Error("Environment: another Environment is alive in this process: keep one for main's lifetime and "
+                "pass it where it is needed");
+  struct ClearOnThrow {
+    bool armed = true;
+    ~ClearOnThrow() {
+      if (armed) an_environment_is_alive.store(false);
+    }
+  } alive_on_success;
+  int finalized = 0;
+  MPI_Finalized(&finalized);  // callable at any time; MPI_Init after MPI_Finalize ends the process unexplained
+  if (finalized)
+    throw Error("Environment: MPI has already been finalised in this process (by an earlier Environment or "
+                "MPI_Finalize) and cannot be initialised again: keep one Environment for main's lifetime");
   SetupWatchdog bounded(program_name(argc, argv));  // the whole construction, MPI_Init included
   int initialized = 0;
   check_mpi(MPI_Initialized(&initialized), "MPI_Initialized");
@@ -85,6 +105,7 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
   host_ = discover_host(*topology_, rank_, host_rank_);
   discover_node(rank_, node_);
   undo.self = nullptr;
+  alive_on_success.armed = false;
 }
 
 void Environment::release_communicators() noexcept {
@@ -93,9 +114,15 @@ void Environment::release_communicators() noexcept {
 }
 
 Environment::~Environment() {
+  an_environment_is_alive.store(false);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
+  // Finalising MPI (or freeing the node's communicators) under a running proxy thread would be two threads
+  // calling MPI, then a proxy calling a finalised MPI: end the job with one line instead.
+  if (a_proxy_thread_is_alive())
+    abort("proxy: error: rank " + std::to_string(rank_) + ": the Environment was destroyed while a ProxyThread "
+          "is alive: destroy the ProxyThread first (declare it after the Environment)", 1);
   release_communicators();
   if (owns_mpi_) MPI_Finalize();
 }

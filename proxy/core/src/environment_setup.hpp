@@ -18,6 +18,10 @@ namespace proxy {
 // Throws Error("<call> failed: <MPI's text>") unless code is MPI_SUCCESS.
 void check_mpi(int code, const char* call);
 
+// Whether a ProxyThread is alive in this process (proxy_thread.cpp): the Environment must not finalise MPI
+// under it.
+bool a_proxy_thread_is_alive() noexcept;
+
 // Every rank validates the PROXY_* variables and the launch; they agree on the outcome (one MPI_Allreduce)
 // and, when something is wrong, every rank throws the same SettingsError, which the lowest rank that found
 // it announces: "<program>: error: PROXY_CORE='9' names core 9, but this host has cores 0-1". `found`: a problem

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cstring>
 #include <cstdint>
+#include <iterator>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "proxy/detail/counted.hpp"
 #include "proxy/detail/elementwise.hpp"
@@ -47,10 +50,134 @@ void reduce_range(const std::vector<const void*>& contributions, detail::Element
   detail::combine_elements(op, in(0), in(1), out, n);
   for (std::size_t c = 2; c < contributions.size(); ++c) detail::combine_elements(op, out, in(c), out, n);
 }
+
+// The built-in operations by name; an element's operation travels between ranks as its index here (MPI_Op
+// handles are addresses in some MPIs, which differ between processes). 0: none (a broadcast); user-defined
+// operations are one code, since nothing tells two ranks' user operations apart.
+struct NamedOp {
+  MPI_Op op;
+  const char* name;
+};
+const NamedOp kNamedOps[] = {{MPI_OP_NULL, "none"}, {MPI_SUM, "MPI_SUM"},   {MPI_PROD, "MPI_PROD"},
+                             {MPI_MIN, "MPI_MIN"},   {MPI_MAX, "MPI_MAX"},   {MPI_LAND, "MPI_LAND"},
+                             {MPI_BAND, "MPI_BAND"}, {MPI_LOR, "MPI_LOR"},   {MPI_BOR, "MPI_BOR"},
+                             {MPI_LXOR, "MPI_LXOR"}, {MPI_BXOR, "MPI_BXOR"}, {MPI_MINLOC, "MPI_MINLOC"},
+                             {MPI_MAXLOC, "MPI_MAXLOC"}, {MPI_REPLACE, "MPI_REPLACE"}};
+constexpr long long kUserOpCode = static_cast<long long>(std::size(kNamedOps));
+
+long long agreed_op_code(const CollectiveElement& e) {
+  if (e.kind == CollectiveElement::Kind::broadcast) return 0;
+  for (std::size_t i = 1; i < std::size(kNamedOps); ++i)
+    if (e.op == kNamedOps[i].op) return static_cast<long long>(i);
+  return e.op == MPI_OP_NULL ? 0 : kUserOpCode;
+}
+
+std::string agreed_op_name(long long code) {
+  if (code >= 0 && code < kUserOpCode) return kNamedOps[code].name;
+  return "a user-defined operation";
+}
+
+// "a broadcast", "an allreduce".
+std::string agreed_kind_name(long long code) {
+  const std::string name = kind_name(static_cast<CollectiveElement::Kind>(code));
+  return (name.front() == 'a' ? "an " : "a ") + name;
+}
+
+// Each value's minimum and maximum over `comm` in one MPI_Allreduce (MPI_MIN of the values and of their
+// negations): {min, max} per value.
+std::vector<std::pair<long long, long long>> extremes_over(MPI_Comm comm, const std::vector<long long>& values) {
+  std::vector<long long> both(values);
+  for (long long v : values) both.push_back(-v);
+  std::vector<long long> reduced(both.size());
+  const int code = MPI_Allreduce(both.data(), reduced.data(), static_cast<int>(both.size()), MPI_LONG_LONG, MPI_MIN,
+                                 comm);
+  if (code != MPI_SUCCESS)
+    throw Error("comparing the collective elements between the ranks (MPI_Allreduce) failed: " +
+                mpi_error_string(code));
+  std::vector<std::pair<long long, long long>> result;
+  for (std::size_t i = 0; i < values.size(); ++i) result.emplace_back(reduced[i], -reduced[values.size() + i]);
+  return result;
+}
 }  // namespace
 
+void agree_on_collectives(const PlanSpec& spec, bool refused_here) {
+  const auto& elements = spec.collectives();
+  for (const CollectiveElement& e : elements)
+    if (e.comm == MPI_COMM_NULL) return;  // refused here by validate_collectives; no communicator to ask
+  const std::string plan = "plan '" + spec.name() + "': ";
+  std::vector<MPI_Comm> done;
+  for (const CollectiveElement& first : elements) {
+    const MPI_Comm comm = first.comm;
+    if (std::find(done.begin(), done.end(), comm) != done.end()) continue;
+    done.push_back(comm);
+    int size = 1;
+    int inter = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_test_inter(comm, &inter);  // an intercommunicator's MPI_Allreduce combines the other group's values
+    if (size == 1 || inter) continue;
+    std::vector<std::size_t> on_comm;  // the plan's elements on this communicator, in the plan's order
+    for (std::size_t i = 0; i < elements.size(); ++i)
+      if (elements[i].comm == comm) on_comm.push_back(i);
+    const auto head = extremes_over(comm, {refused_here ? 1 : 0, static_cast<long long>(on_comm.size())});
+    if (head[0].second != 0) {
+      if (refused_here) return;  // this rank rethrows its own refusal
+      throw Error(plan + "refused on another rank of the communicator of its " + kind_name(first.kind) +
+                  " element " + std::to_string(on_comm.front()) + " (that rank's error names why)");
+    }
+    if (head[1].first != head[1].second)
+      throw Error(plan + "its collective elements on the communicator of its " + kind_name(first.kind) + " element " +
+                  std::to_string(on_comm.front()) + " number " + std::to_string(head[1].first) + " on some ranks and " +
+                  std::to_string(head[1].second) +
+                  " on others: every rank commits the same elements in the same order");
+    std::vector<long long> shape;  // per element: kind, root, bytes, operation
+    for (std::size_t i : on_comm) {
+      const CollectiveElement& e = elements[i];
+      int type_size = 0;
+      MPI_Type_size(e.type, &type_size);
+      shape.push_back(static_cast<long long>(e.kind));
+      shape.push_back(e.kind == CollectiveElement::Kind::allreduce ? 0 : e.root);
+      shape.push_back(static_cast<long long>(e.count) * type_size);
+      shape.push_back(agreed_op_code(e));
+    }
+    const auto range = extremes_over(comm, shape);
+    for (std::size_t k = 0; k < on_comm.size(); ++k) {
+      const CollectiveElement& e = elements[on_comm[k]];
+      const std::string item = plan + kind_name(e.kind) + " element " + std::to_string(on_comm[k]) + " ";
+      const auto& kind = range[4 * k];
+      const auto& root = range[4 * k + 1];
+      const auto& bytes = range[4 * k + 2];
+      const auto& op = range[4 * k + 3];
+      if (kind.first != kind.second)
+        throw Error(plan + "collective element " + std::to_string(on_comm[k]) + " is " + agreed_kind_name(kind.first) +
+                    " on some ranks and " + agreed_kind_name(kind.second) + " on others");
+      if (root.first != root.second)
+        throw Error(item + "names root " + std::to_string(root.first) + " on some ranks and " +
+                    std::to_string(root.second) + " on others: every rank must name the same root");
+      if (bytes.first != bytes.second) {
+        int type_size = 0;
+        MPI_Type_size(e.type, &type_size);
+        throw Error(item + "has " + std::to_string(bytes.first) + " bytes on some ranks and " +
+                    std::to_string(bytes.second) + " on others (here count " + std::to_string(e.count) + " of " +
+                    std::to_string(type_size) + " bytes): every rank must give the same count and type");
+      }
+      if (op.first != op.second)
+        throw Error(item + "has operation " + agreed_op_name(op.first) + " on some ranks and " +
+                    agreed_op_name(op.second) + " on others: every rank must give the same operation");
+    }
+  }
+}
+
 bool reduces_in_ranges(const CollectiveElement& e) {
-  return with_inline_kernel(e, [](auto*, detail::ElementOp) {});
+  std::size_t alignment = 0;
+  if (!with_inline_kernel(e, [&](auto* type, detail::ElementOp) { alignment = alignof(decltype(*type)); }))
+    return false;
+  // The kernels read and write T*: a contribution or result at an address MPI accepts but T does not (a
+  // double at an odd address) goes through MPI_Reduce_local instead (the staging buffer is new's, aligned).
+  const auto aligned = [&](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignment == 0; };
+  if (!aligned(e.buffer)) return false;
+  for (const void* c : e.contributions)
+    if (!aligned(c)) return false;
+  return true;
 }
 
 void reduce_contribution_range(const CollectiveElement& e, std::byte* staging, std::size_t first, std::size_t n) {

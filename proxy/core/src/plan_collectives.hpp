@@ -19,6 +19,15 @@ namespace proxy {
 // communicator, negative count, missing operation).
 void validate_collectives(const PlanSpec& spec);
 
+// Collective over each communicator the spec's collective elements name (blocking MPI_Allreduce, proxy thread):
+// every rank compares what it committed there, element by element (how many; kind, root, bytes = count x type
+// size, operation), so that elements MPI would match into a silent wrong answer, a truncation or a hang are
+// refused at commit on every rank, with the same message naming the plan, the element and both values.
+// `refused_here`: this rank's own validation failed (it rethrows that afterwards); the others then throw
+// "... refused on another rank". Communicators of one rank and intercommunicators are skipped, as is everything
+// when an element names MPI_COMM_NULL (refused by validate_collectives).
+void agree_on_collectives(const PlanSpec& spec, bool refused_here);
+
 // Thread-level phase of a hierarchical element: staging = the element's contributions reduced in order
 // (plan_collective.hpp), `staging` holding count elements. Built-in operations on the common types are
 // reduced inline, others through MPI_Reduce_local. Returns the MPI error code.

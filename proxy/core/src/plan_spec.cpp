@@ -1,5 +1,6 @@
 // PlanSpec: building a plan's list of transfers and collective elements, and validate_plan, which checks a
 // spec against the communicator before it is committed (plan_operation.hpp).
+#include <climits>
 #include <string>
 
 #include "plan_operation.hpp"
@@ -43,9 +44,26 @@ PlanSpec& PlanSpec::recv(int peer, int tag, void* buffer, int count, MPI_Datatyp
   return *this;
 }
 
+namespace {
+// A packed transfer's staging buffer is one message of `bytes` MPI_BYTEs, and its callback is what fills or drains
+// it: refused while the spec is built, naming the transfer (its index, peer and tag) and the bound.
+void check_packed(const std::string& plan, const char* what, std::size_t index, int peer, int tag, std::size_t bytes,
+                  bool has_function) {
+  const std::string item = "plan '" + plan + "': transfer " + std::to_string(index) + " (" + what + " " +
+                           (std::string(what) == "send_packed" ? "to" : "from") + " rank " + std::to_string(peer) +
+                           " tag " + std::to_string(tag) + ") ";
+  if (bytes > static_cast<std::size_t>(INT_MAX))
+    throw Error(item + "has " + std::to_string(bytes) + " bytes, more than one message carries (at most " +
+                std::to_string(INT_MAX) + ")");
+  if (!has_function)
+    throw Error(item + "has an empty " + (std::string(what) == "send_packed" ? "pack" : "unpack") + " function");
+}
+
+}  // namespace
+
 PlanSpec& PlanSpec::send_packed(int peer, int tag, std::size_t bytes, std::function<void(std::byte*)> pack) {
+  check_packed(name_, "send_packed", transfers_.size(), peer, tag, bytes, static_cast<bool>(pack));
   Transfer t = region(Transfer::Direction::send, peer, tag, nullptr, static_cast<int>(bytes), MPI_BYTE);
-  if (bytes > static_cast<std::size_t>(INT32_MAX)) t.count = -1;  // refused at commit with the size
   t.pack = std::move(pack);
   transfers_.push_back(std::move(t));
   return *this;
@@ -53,8 +71,8 @@ PlanSpec& PlanSpec::send_packed(int peer, int tag, std::size_t bytes, std::funct
 
 PlanSpec& PlanSpec::recv_packed(int peer, int tag, std::size_t bytes,
                                 std::function<void(const std::byte*)> unpack) {
+  check_packed(name_, "recv_packed", transfers_.size(), peer, tag, bytes, static_cast<bool>(unpack));
   Transfer t = region(Transfer::Direction::recv, peer, tag, nullptr, static_cast<int>(bytes), MPI_BYTE);
-  if (bytes > static_cast<std::size_t>(INT32_MAX)) t.count = -1;
   t.unpack = std::move(unpack);
   transfers_.push_back(std::move(t));
   return *this;
@@ -125,6 +143,9 @@ PlanSpec& PlanSpec::allreduce_when_ready(std::vector<int> parts, MPI_Comm comm, 
 
 PlanSpec& PlanSpec::parts(int count) {
   if (count < 0) throw Error("plan '" + name_ + "': parts(" + std::to_string(count) + "): the count must be >= 0");
+  if (count > kMaxParts)  // each part takes a cache line of its own (part_readiness.hpp)
+    throw Error("plan '" + name_ + "': parts(" + std::to_string(count) + "): at most " + std::to_string(kMaxParts) +
+                " parts");
   part_count_ = count;
   return *this;
 }
@@ -153,7 +174,7 @@ void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound) {
                   std::to_string(comm_size) + ")");
     if (t.tag < 0 || t.tag > tag_upper_bound)
       throw Error(item + "has tag " + std::to_string(t.tag) + ", outside [0, " + std::to_string(tag_upper_bound) + "]");
-    if (t.count < 0) throw Error(item + "has a negative or oversized count " + std::to_string(t.count));
+    if (t.count < 0) throw Error(item + "has a negative count " + std::to_string(t.count));
     const bool packed = t.pack || t.unpack;
     if (!packed && t.count > 0 && t.buffer == nullptr) throw Error(item + "has a null buffer for count " + std::to_string(t.count));
     if (!packed && t.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");

@@ -18,6 +18,7 @@
 #include "progress_loop.hpp"
 #include "world_error_handler.hpp"
 #include "proxy/environment.hpp"
+#include "environment_setup.hpp"
 #include "proxy/error.hpp"
 #include "proxy/topology.hpp"
 
@@ -36,8 +37,11 @@ std::atomic<bool> a_proxy_is_alive{false};
 std::atomic<std::uint64_t> last_proxy_id{0};
 
 // begin_epoch's refusal, out of the start's path.
-[[noreturn, gnu::noinline, gnu::cold]] void refuse_start(const Operation& op, std::uint64_t previous) {
-  if (op.completed_epoch() < previous)
+// `completed` is the completed epoch begin_epoch saw: read again here, it may have caught up with `previous` since
+// (a start racing with its epoch's completion), and a failed plan's error would then be null.
+[[noreturn, gnu::noinline, gnu::cold]] void refuse_start(const Operation& op, std::uint64_t previous,
+                                                         std::uint64_t completed) {
+  if (completed < previous)
     throw Error(op.label() + " started again (epoch " + std::to_string(previous + 1) + ") before epoch " +
                 std::to_string(previous) + " completed: wait on its ticket first");
   std::rethrow_exception(op.error());  // a failed plan stays failed
@@ -57,6 +61,8 @@ struct ProxyThread::Impl {
   std::thread thread;
 };
 
+bool a_proxy_thread_is_alive() noexcept { return a_proxy_is_alive.load(); }
+
 ProxyThread::ProxyThread(MPI_Comm comm, Config config, int core) : config_(std::move(config)) {
   if (a_proxy_is_alive.exchange(true))
     throw Error("ProxyThread: another ProxyThread is alive in this process; only one thread may call MPI "
@@ -74,6 +80,16 @@ void ProxyThread::construct(MPI_Comm comm, int core) {
   const auto check = [](int code, const char* call) {
     if (code != MPI_SUCCESS) throw Error(std::string("ProxyThread: ") + call + " failed: " + mpi_error_string(code));
   };
+  // Before any other MPI call: outside MPI_Init .. MPI_Finalize, MPI ends the process naming no cause.
+  int initialized = 0;
+  int finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized)
+    throw Error("ProxyThread: MPI has been finalised (the Environment is gone): construct and destroy the "
+                "ProxyThread while the proxy::Environment lives");
+  if (!initialized) throw Error("ProxyThread: MPI is not initialised: construct a proxy::Environment first");
+  if (comm == MPI_COMM_NULL) throw Error("ProxyThread: the communicator is MPI_COMM_NULL");
   int provided = MPI_THREAD_SINGLE;
   check(MPI_Query_thread(&provided), "MPI_Query_thread");
   if (provided < MPI_THREAD_SERIALIZED)
@@ -180,17 +196,31 @@ ProxyThread::~ProxyThread() {
 int ProxyThread::bound_core() const noexcept { return impl_->channel.bound_core.load(std::memory_order_acquire); }
 
 Plan ProxyThread::commit(const PlanSpec& spec) {
-  validate_plan(spec, size_, tag_upper_bound_);
+  std::exception_ptr invalid;  // this rank's refusal of the spec
+  try {
+    validate_plan(spec, size_, tag_upper_bound_);
+  } catch (...) {
+    if (spec.collectives().empty()) throw;
+    invalid = std::current_exception();
+  }
   std::shared_ptr<PlanOperation> op;
   std::exception_ptr refused;  // rethrown here as thrown, rather than wrapped as the closure's CommError
   call([&] {
     try {
-      validate_collectives(spec);  // needs the communicators' sizes: MPI, so on the proxy thread
+      // Both need MPI (the communicators' sizes; the comparison between ranks), so on the proxy thread. The
+      // comparison runs even where this rank refused the spec, so that the other ranks learn of it.
+      try {
+        if (!invalid) validate_collectives(spec);
+      } catch (...) {
+        invalid = std::current_exception();
+      }
+      if (!spec.collectives().empty()) agree_on_collectives(spec, invalid != nullptr);
+      if (invalid) std::rethrow_exception(invalid);
       op = std::make_shared<PlanOperation>(spec, comm_, impl_->id, impl_->communicators, impl_->channel.helpers);
     } catch (...) {
       refused = std::current_exception();
     }
-  });
+  }, "commit of plan " + spec.name());
   if (refused) std::rethrow_exception(refused);
   impl_->plans->add(op);
   return Plan(std::make_shared<Plan::Owner>(std::move(op), impl_->plans));
@@ -279,8 +309,9 @@ Ticket ProxyThread::start_operation(std::shared_ptr<Operation> op) {
 // Inlined into start(): a call's prologue is about 1 % of an 8-byte round trip (progress_loop.hpp).
 [[gnu::always_inline]] inline std::uint64_t ProxyThread::begin_epoch(Operation& op) {
   const std::uint64_t previous = op.started_.load(std::memory_order_relaxed);
-  if (op.completed_epoch() < previous || op.error_) [[unlikely]]
-    refuse_start(op, previous);
+  const std::uint64_t completed = op.completed_epoch();
+  if (completed < previous || op.error_) [[unlikely]]
+    refuse_start(op, previous, completed);
   op.started_.store(previous + 1, std::memory_order_release);
   return previous + 1;
 }
@@ -311,9 +342,26 @@ void ProxyThread::queue_start(Command& command) {
 
 bool ProxyThread::progress_step() const { return impl_->driver->step(); }
 
+namespace {
+// A plan's ticket names an epoch start() returned; one past the last start (a copied and altered ticket, a C
+// proxy_ticket written by hand) would only time out. Only plans: other operations' tickets may name an epoch
+// another thread is about to start (a node collective's slot, whose waiters build their tickets themselves).
+bool names_an_unstarted_plan_epoch(const Ticket& ticket) {
+  return ticket.epoch > ticket.operation->started_epoch() &&
+         dynamic_cast<const PlanOperation*>(ticket.operation.get()) != nullptr;
+}
+
+[[noreturn, gnu::noinline, gnu::cold]] void refuse_unstarted_epoch(const char* call, const Ticket& ticket) {
+  throw Error(std::string(call) + " on " + ticket.operation->label() + " epoch " + std::to_string(ticket.epoch) +
+              ": it was started up to epoch " + std::to_string(ticket.operation->started_epoch()) +
+              " only: use the ticket start() returned");
+}
+}  // namespace
+
 bool ProxyThread::test(const Ticket& ticket) const {
   if (!ticket) throw Error("test: empty ticket");
   if (ticket.operation->completed_epoch() < ticket.epoch) {
+    if (names_an_unstarted_plan_epoch(ticket)) refuse_unstarted_epoch("test", ticket);
     impl_->driver->step_for(*ticket.operation);  // cooperative: testing drives progress, as MPI_Test does
     if (ticket.operation->completed_epoch() < ticket.epoch) return false;
   }
@@ -326,11 +374,15 @@ void ProxyThread::wait(const Ticket& ticket) const { wait(ticket, config_.wait_t
 void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) const {
   if (!ticket) throw Error("wait: empty ticket");
   const Operation& op = *ticket.operation;
+  if (timeout.count() < 0) [[unlikely]]
+    throw Error("wait on " + op.label() + " epoch " + std::to_string(ticket.epoch) + ": the timeout, " +
+                std::to_string(timeout.count()) + " ms, is negative");
   auto done = [&] { return op.completed_epoch() >= ticket.epoch; };
   if (done()) {  // the common case once the data are needed: no clock read
     if (auto error = op.error()) std::rethrow_exception(error);
     return;
   }
+  if (names_an_unstarted_plan_epoch(ticket)) refuse_unstarted_epoch("wait", ticket);
   if (ProgressLoop::running_on_this_thread())
     throw Error("wait on " + op.label() + " epoch " + std::to_string(ticket.epoch) +
                 " from code the proxy runs (a then() callback, a closure or an operation): it would wait for "

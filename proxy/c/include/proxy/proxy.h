@@ -188,7 +188,8 @@ proxy_status proxy_start(proxy_thread* thread, proxy_plan* plan, proxy_ticket* t
 /* Part `part` of the ticket's epoch is ready (proxy::ProxyThread::ready). */
 proxy_status proxy_ready(proxy_thread* thread, proxy_ticket ticket, int part);
 /* Waits for the ticket's epoch under the wait policy, at most timeout_ms milliseconds
- * (PROXY_WAIT_DEFAULT_TIMEOUT: the configured timeout). PROXY_ERROR_TIMEOUT or PROXY_ERROR_COMMUNICATION
+ * (PROXY_WAIT_DEFAULT_TIMEOUT, -1: the configured timeout; another negative value is PROXY_ERROR_ARGUMENT).
+ * PROXY_ERROR_TIMEOUT or PROXY_ERROR_COMMUNICATION
  * with the message on failure. */
 proxy_status proxy_wait(proxy_thread* thread, proxy_ticket ticket, int64_t timeout_ms);
 /* *done = 1 when the epoch has completed, else 0; a stored communication failure is returned. */

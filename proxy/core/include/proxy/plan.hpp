@@ -77,6 +77,9 @@ class PlanSpec {
   // Partitioned readiness: the plan's outgoing data has `count` parts, numbered 0..count-1, which compute
   // threads mark ready one by one each epoch. A send_when_ready() transfer (or a *_when_ready() collective
   // element) starts once all its parts are.
+  // At most kMaxParts (each part is a cache line of its own); parts(), send_packed() and recv_packed() refuse bad
+  // values at once (proxy::Error naming the plan and the bound), the rest at commit.
+  static constexpr int kMaxParts = 1 << 20;
   PlanSpec& parts(int count);
   PlanSpec& send_when_ready(std::vector<int> parts, int peer, int tag, const void* buffer, int count,
                             MPI_Datatype type);
