@@ -218,6 +218,41 @@ TEST(Plan, ATimeoutListsOnlyWhatIsOutstandingInItsEpoch) {
   }
 }
 
+// A timeout in a plan with many transfers outstanding (an all-to-all on many ranks) lists the first 16 and
+// says how many more there are. Each rank receives 20 messages from the left that are sent only after
+// every rank's wait has timed out.
+TEST(Plan, ATimeoutCountsTheOutstandingTransfersItDoesNotList) {
+  proxy::ProxyThread proxy;
+  const int rank = proxy.rank(), size = proxy.size();
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  constexpr int kMessages = 20;
+  std::array<int, kMessages> out{}, in{};
+  proxy::PlanSpec wide_spec("wide"), send_spec("wide-sends");
+  for (int k = 0; k < kMessages; ++k) {
+    out[k] = 100 * rank + k;
+    wide_spec.recv(left, 20 + k, &in[k], 1, MPI_INT);
+    send_spec.send(right, 20 + k, &out[k], 1, MPI_INT);
+  }
+  const proxy::Plan wide = proxy.commit(wide_spec), sends = proxy.commit(send_spec);
+  const proxy::Ticket ticket = proxy.start(wide);
+  std::string expected = "plan 'wide' epoch 1, peer rank " + std::to_string(left) +
+                         ": wait timed out after 0.3 s on rank " + std::to_string(rank) + "; outstanding: ";
+  for (int k = 0; k < 16; ++k)
+    expected += std::string(k ? "; " : "") + "recv from rank " + std::to_string(left) + " tag " +
+                std::to_string(20 + k) + " (4 bytes)";
+  expected += "; ... (4 more)";
+  try {
+    proxy.wait(ticket, std::chrono::milliseconds(300));  // the failure is the point
+    ADD_FAILURE() << "the receives completed before their messages were sent";
+  } catch (const proxy::TimeoutError& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+  proxy.call([&] { MPI_Barrier(proxy.comm()); });  // every rank has timed out before the messages go
+  proxy.wait(proxy.start(sends));
+  proxy.wait(ticket);
+  for (int k = 0; k < kMessages; ++k) EXPECT_EQ(in[k], 100 * left + k);
+}
+
 // A receive too short for its message fails its epoch with the transfer named: tested alone (the waiter's
 // lean pass, ProgressLoop::pass_for) and beside another active plan (the whole pass).
 TEST(Plan, AFailedTransferIsNamedWithItsPeerAndEpoch) {

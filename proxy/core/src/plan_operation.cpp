@@ -333,17 +333,17 @@ bool PlanOperation::cancellable() const noexcept {
 }
 
 std::string PlanOperation::describe_outstanding() const {
+  // The first 16, then how many more: a plan with a transfer to and from every rank (a transpose) can have
+  // thousands outstanding, and "one peer missing" reads differently from "all of them".
+  constexpr std::size_t kListed = 16;
   std::string text;
-  int listed = 0;
+  std::size_t outstanding = 0;
   const std::uint64_t epoch = started_epoch();
   for (const auto& slot : slots_) {
     if (done_in(*slot, epoch)) continue;
-    if (++listed > 16) {
-      text += "; ...";
-      break;
-    }
-    text += (text.empty() ? "" : "; ") + describe_slot(*slot);
+    if (++outstanding <= kListed) text += (text.empty() ? "" : "; ") + describe_slot(*slot);
   }
+  if (outstanding > kListed) text += "; ... (" + std::to_string(outstanding - kListed) + " more)";
   return text;
 }
 
