@@ -98,6 +98,39 @@ TEST(ApiMisuse, TransfersOutsideMpisBoundsAreRefusedAtCommitNamingValueAndBound)
   expect_a_ring_still_runs(proxy);
 }
 
+// A transfer MPI refuses to make a request of (a datatype never committed) fails the commit as MPI's refusal: a
+// CommError naming the plan "at commit" (no epoch 0), the transfer's index as the checks above number it and
+// what it is, then MPI's text on the same line (MPICH's is an error stack of several lines).
+TEST(ApiMisuse, ATransferMpiCannotCreateIsRefusedAtCommitNamedOnOneLine) {
+  MPI_Datatype uncommitted = MPI_DATATYPE_NULL;  // made before the proxy owns MPI
+  MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &uncommitted);
+  {
+    proxy::ProxyThread proxy;
+    const int right = (proxy.rank() + 1) % proxy.size();
+    double x[3] = {};
+    for (const bool send : {true, false}) {
+      const std::string outcome = misuse_outcome([&] {
+        proxy::PlanSpec spec("uncommitted");
+        spec.send(MPI_PROC_NULL, 0, x, 1, MPI_DOUBLE);  // the bad transfer is the second: its index is named
+        if (send)
+          spec.send(right, 5, x, 1, uncommitted);
+        else
+          spec.recv(right, 5, x, 1, uncommitted);
+        proxy.commit(spec);
+      });
+      const std::string expected = "CommError: plan 'uncommitted' at commit, peer rank " + std::to_string(right) +
+                                   ": transfer 1, " + (send ? "send to" : "recv from") + " rank " +
+                                   std::to_string(right) + " tag 5 (16 bytes): " +
+                                   (send ? "MPI_Send_init" : "MPI_Recv_init") + " failed: ";
+      EXPECT_EQ(outcome.substr(0, expected.size()), expected);
+      EXPECT_GT(outcome.size(), expected.size());  // MPI's own words follow
+      EXPECT_EQ(outcome.find('\n'), std::string::npos) << outcome;
+    }
+    expect_a_ring_still_runs(proxy);
+  }
+  MPI_Type_free(&uncommitted);
+}
+
 TEST(ApiMisuse, PackedTransfersPastIntOrWithoutACallbackAreRefusedWhenDeclared) {
   proxy::PlanSpec spec("packed");
   spec.send_packed(MPI_PROC_NULL, 0, 8, [](std::byte*) {});
@@ -224,7 +257,13 @@ TEST(ApiMisuse, AnOperationTheTypeDoesNotSupportIsTheNamedPlansCommError) {
       const proxy::Plan plan = proxy.commit(spec);
       proxy.wait(proxy.start(plan));
     });
-    EXPECT_EQ(outcome.rfind("CommError: plan 'band' epoch ", 0), 0u) << outcome;
+    // At commit, the element named, where MPI makes a persistent allreduce; else the first start's.
+    const std::string expected = proxy::persistent_collectives_available()
+                                     ? "CommError: plan 'band' at commit: allreduce element 0: creating its "
+                                       "persistent request failed: "
+                                     : "CommError: plan 'band' epoch 1";
+    EXPECT_EQ(outcome.rfind(expected, 0), 0u) << outcome;
+    EXPECT_EQ(outcome.find('\n'), std::string::npos) << outcome;
   }
   expect_a_ring_still_runs(proxy);
 }

@@ -33,7 +33,11 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
                              CommunicatorCache& communicators, HelpBoard& helpers)
     : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id), helpers_(helpers), readiness_(spec.part_count()) {
   slots_.reserve(spec.transfers().size() + spec.collectives().size());
+  // A request MPI refuses to create (an uncommitted datatype, say) fails the commit as MPI's refusal, a CommError
+  // "plan 'x' at commit" (epoch 0) naming the element as the spec's checks number them.
+  std::size_t index = 0;
   for (const Transfer& t : spec.transfers()) {
+    const std::size_t transfer_index = index++;
     if (t.peer == MPI_PROC_NULL) continue;  // nothing to move: dropped here rather than started every epoch
     auto slot = std::make_unique<Slot>();
     slot->transfer = t;
@@ -52,7 +56,10 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
                          : MPI_Recv_init(buffer, t.count, t.type, t.peer, t.tag, comm_, &request);
     if (code != MPI_SUCCESS) {
       release();
-      throw CommError(label(), t.peer, 0, "creating the persistent request failed: " + mpi_error_string(code));
+      throw CommError(label(), t.peer, 0,
+                      "transfer " + std::to_string(transfer_index) + ", " + describe(t, slot->bytes) + ": " +
+                          (t.direction == Transfer::Direction::send ? "MPI_Send_init" : "MPI_Recv_init") +
+                          " failed: " + mpi_error_string(code));
     }
     slot->parts = t.parts;
     if (!t.parts.empty()) start_all_at_once_ = false;
@@ -61,7 +68,9 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     slots_.push_back(std::move(slot));
     requests_.push_back(request);
   }
+  index = 0;
   for (const CollectiveElement& e : spec.collectives()) {
+    const std::size_t element_index = index++;
     auto slot = std::make_unique<Slot>();
     slot->collective = e;
     int type_size = 1;
@@ -99,8 +108,9 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
       const int code = init_persistent_collective(*slot->collective, slot->collective_comm, &request);
       if (code != MPI_SUCCESS) {
         release();
-        throw CommError(label(), -1, 0, std::string("creating the persistent ") + kind_name(e.kind) +
-                                            " failed: " + mpi_error_string(code));
+        throw CommError(label(), -1, 0,
+                        std::string(kind_name(e.kind)) + " element " + std::to_string(element_index) +
+                            ": creating its persistent request failed: " + mpi_error_string(code));
       }
     } else {
       start_all_at_once_ = false;

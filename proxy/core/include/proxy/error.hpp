@@ -35,7 +35,8 @@ class SettingsError : public Error {
 class CommError : public Error {
  public:
   // operation: its label, e.g. "plan 'halo'"; peer: the rank involved, or -1 when unknown; epoch: which
-  // start of the operation failed. what() reads "plan 'halo' epoch 3, peer rank 1: <detail>".
+  // start of the operation failed, 0 for its commit. what() reads "plan 'halo' epoch 3, peer rank 1: <detail>"
+  // ("plan 'halo' at commit, peer rank 1: <detail>" for epoch 0).
   CommError(std::string operation, int peer, std::uint64_t epoch, std::string detail);
   const std::string& operation() const noexcept { return operation_; }
   int peer() const noexcept { return peer_; }
@@ -54,7 +55,7 @@ class TimeoutError : public CommError {
   using CommError::CommError;
 };
 
-// The text of an MPI error code (MPI_Error_string).
+// The text of an MPI error code (MPI_Error_string), on one line (MPICH's error stacks joined by "; ").
 std::string mpi_error_string(int code);
 
 // While one lives on a thread, an MPI error raised on that thread returns to the failing call as its return
