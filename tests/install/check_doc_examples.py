@@ -161,7 +161,10 @@ class Toolchain:
         self.compiler = {"cpp": [args.cxx]}
         self.cflags = {"cpp": pkg_config(["--cflags", "proxyrt"], self.environment) + ["-I", args.contexts]}
         self.libs = {"cpp": pkg_config(["--libs", "proxyrt"], self.environment)}
-        self.compiler["c"] = pkg_config(["--variable=mpicc", "proxyrt-c"], self.environment) + ["-std=c11"]
+        # What C23 compilers refuse (GCC 14 too), GCC 12 only warns about: a misspelt function would pass.
+        self.compiler["c"] = pkg_config(["--variable=mpicc", "proxyrt-c"], self.environment) + [
+            "-std=c11", "-Werror=implicit-function-declaration", "-Werror=incompatible-pointer-types",
+            "-Werror=int-conversion"]
         self.cflags["c"] = pkg_config(["--cflags", "proxyrt-c"], self.environment)
         self.libs["c"] = pkg_config(["--libs", "proxyrt-c"], self.environment)
         if args.fortran:
