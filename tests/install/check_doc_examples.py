@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
-"""check_doc_examples.py BUILD_DIR WORK_DIR --source DIR --contexts DIR --cxx CXX --mpiexec CMD: every C++, C and
-Fortran example in README.md and docs/*.md compiles against the installed package, and the whole programs among
-them run on 2 ranks. The libraries of BUILD_DIR are installed into WORK_DIR/prefix and each example is compiled
-as a user would, with the flags of its pkg-config module (proxyrt, proxyrt-c, proxyrt-fortran) and the compiler
-the module names (the C++ compiler of the build, the module's mpicc or mpifort).
+"""check_doc_examples.py BUILD_DIR WORK_DIR --source DIR --contexts DIR --cxx CXX --mpiexec CMD: every C++, C,
+Fortran and CMake example in README.md and docs/*.md works against the installed package: the code compiles, the
+whole programs among it run on 2 ranks, the CMake projects configure. The libraries of BUILD_DIR are installed
+into WORK_DIR/prefix and each example is compiled as a user would, with the flags of its pkg-config module
+(proxyrt, proxyrt-c, proxyrt-fortran) and the compiler the module names (the C++ compiler of the build, the
+module's mpicc or mpifort); a CMake project finds the package through CMAKE_PREFIX_PATH.
 
-Every ```cpp (```c++), ```c and ```fortran block says on the line just above its fence what it is:
-  <!-- example: compile CONTEXT -->    compiled (not linked) inside CONTEXT
+Every ```cpp (```c++), ```c, ```fortran and ```cmake block says on the line just above its fence what it is:
+  <!-- example: compile CONTEXT -->    compiled (not linked) inside CONTEXT; a CMake project configured
   <!-- example: run CONTEXT -->        compiled inside CONTEXT, linked, run on 2 ranks; must exit 0
   <!-- example: not compiled: WHY -->  shown but not compiled (misuse, pseudo-code): counted and named
 A block without one fails the test, named by file and line, and so does a fence without a language whose
-lines read as C or C++ (an #include, a call ending in `);`). A context is a file in --contexts (CONTEXT.cpp, .c
-or .f90): the example's surroundings, what it leaves to the application, with one line holding `@example@` (in
-a comment) that the block replaces. In C and C++ the block's #include lines go to the top of the file, and a line whose code is
-`...` (an elision) is left out. `#line` directives make the compiler name the doc's file and line."""
+lines read as C or C++ (an #include, a call ending in `);`). A context is a file in --contexts (CONTEXT.cpp, .c,
+.f90 or .cmake): the example's surroundings, what it leaves to the application, with one line holding
+`@example@` (in a comment) that the block replaces. In C and C++ the block's #include lines go to the top of
+the file, and a line whose code is `...` (an elision) is left out. `#line` directives make the compiler name
+the doc's file and line."""
 import argparse
 import concurrent.futures
 import os
@@ -28,8 +30,8 @@ from pathlib import Path
 
 import check_readme_api as readme
 
-LANGUAGES = {"cpp": "cpp", "c++": "cpp", "c": "c", "fortran": "fortran"}
-CONTEXT_SUFFIX = {"cpp": ".cpp", "c": ".c", "fortran": ".f90"}
+LANGUAGES = {"cpp": "cpp", "c++": "cpp", "c": "c", "fortran": "fortran", "cmake": "cmake"}
+CONTEXT_SUFFIX = {"cpp": ".cpp", "c": ".c", "fortran": ".f90", "cmake": ".cmake"}
 SOURCE_SUFFIX = {"cpp": ".cpp", "c": ".c", "fortran": ".F90"}  # .F90: preprocessed, for #line
 FENCE = re.compile(r"^(\s*)```\s*([^\s`]*)\s*$")  # indented too: a block in a list item
 MARKER = re.compile(r"^<!--\s*example:\s*(.*?)\s*-->\s*$")
@@ -69,7 +71,9 @@ def parse_args():
     parser.add_argument("--fortran", action="store_true", help="the build has the Fortran module")
     parser.add_argument("--jobs", type=int, default=2, help="compilers run at once (2)")
     parser.add_argument("--docs", nargs="*", help="only these docs (paths relative to --source)")
-    return parser.parse_args()
+    args = parser.parse_args()
+    args.contexts = str(Path(args.contexts).resolve())  # the compilers run in WORK_DIR
+    return args
 
 
 def looks_like_code(lines):
@@ -115,6 +119,8 @@ def read_blocks(source, doc):
             if not kind:
                 problems.append(f"{where}: unreadable example marker '{above.group(1)}' (compile CONTEXT, "
                                 "run CONTEXT or not compiled: WHY)")
+            elif kind.group(1) == "run" and LANGUAGES[language] == "cmake":
+                problems.append(f"{where}: a ```cmake block is configured (compile CONTEXT), not run")
             elif kind.group(3):
                 blocks.append(Block(doc, index + 1, LANGUAGES[language], "skip", reason=kind.group(3)))
             else:
@@ -132,13 +138,15 @@ def source_text(block, context, context_name):
     slot = slots[0]
     top, body = [], []
     for number, line in enumerate(block.text, start=block.line + 1):
-        if block.language != "fortran" and INCLUDE.match(line):
+        if block.language in ("cpp", "c") and INCLUDE.match(line):
             top += [f'#line {number} "{block.doc}"', line]
             body.append("")
-        elif block.language != "fortran" and ELISION.match(line):
+        elif block.language in ("cpp", "c") and ELISION.match(line):
             body.append("")
         else:
             body.append(line)
+    if block.language == "cmake":  # no #line: check_cmake_block says where the block is
+        return "\n".join([*template[:slot], *body, *template[slot + 1:], ""])
     return "\n".join([*top, f'#line 1 "{context_name}"', *template[:slot], f'#line {block.line + 1} "{block.doc}"',
                       *body, f'#line {slot + 2} "{context_name}"', *template[slot + 1:], ""])
 
@@ -155,6 +163,7 @@ class Toolchain:
     """How each language is compiled against the installed package: compiler and flags from pkg-config."""
 
     def __init__(self, prefix, args):
+        self.prefix = prefix
         pkgconfig_dirs = sorted({str(pc.parent) for pc in prefix.rglob("proxyrt.pc")})
         self.environment = dict(os.environ, PKG_CONFIG_PATH=os.pathsep.join(pkgconfig_dirs),
                                 LD_LIBRARY_PATH=os.pathsep.join(str(Path(d).parent) for d in pkgconfig_dirs))
@@ -185,6 +194,8 @@ def check_block(block, number, args, tools, work):
     context = Path(args.contexts) / context_name
     if not context.is_file():
         return block, f"{block.where()}: no context {context_name} in {args.contexts}", ""
+    if block.language == "cmake":
+        return check_cmake_block(block, number, context, context_name, tools, work)
     if block.language not in tools.compiler:
         return block, None, "not compiled: this build has no Fortran module"
     source = work / f"{number:02d}-{Path(block.doc).stem}-{block.line}{SOURCE_SUFFIX[block.language]}"
@@ -210,6 +221,25 @@ def check_block(block, number, args, tools, work):
         return block, (f"{block.where()}: the program exited {ran.returncode} on 2 ranks:\n+ {shlex.join(launch)}\n"
                        f"{ran.stdout}{ran.stderr}"), ""
     return block, None, "compiled, linked, ran on 2 ranks"
+
+
+def check_cmake_block(block, number, context, context_name, tools, work):
+    """Configure the CMake project the block makes in its context against the installed package."""
+    project = work / f"{number:02d}-{Path(block.doc).stem}-{block.line}"
+    project.mkdir()
+    try:
+        text = source_text(block, context, context_name)
+    except ValueError as bad_context:
+        return block, f"{block.where()}: {bad_context}", ""
+    (project / "CMakeLists.txt").write_text(text)
+    first = text.splitlines().index(block.text[0]) + 1 if block.text else 1
+    command = ["cmake", "-S", str(project), "-B", str(project / "build"), f"-DCMAKE_PREFIX_PATH={tools.prefix}"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=work, env=tools.environment)
+    if done.returncode != 0:
+        return block, (f"{block.where()}: ```cmake block ({block.kind} {block.context}) does not configure (it is "
+                       f"lines {first}-{first + len(block.text) - 1} of {project / 'CMakeLists.txt'}):\n"
+                       f"+ {shlex.join(command)}\n{done.stdout}{done.stderr}"), ""
+    return block, None, "configured"
 
 
 def main():
@@ -251,7 +281,8 @@ def main():
 
     per_doc = {doc: sum(block.doc == doc for block in blocks) for doc in docs}
     print("blocks: " + ", ".join(f"{doc} {count}" for doc, count in per_doc.items() if count)
-          + f"; {len(blocks)} in all: {sum(b.kind == 'compile' for b in blocks)} compiled, "
+          + f"; {len(blocks)} in all: {sum(b.kind == 'compile' and b.language != 'cmake' for b in blocks)} compiled, "
+          f"{sum(b.language == 'cmake' and b.kind == 'compile' for b in blocks)} configured, "
           f"{sum(b.kind == 'run' for b in blocks)} run, {sum(b.kind == 'skip' for b in blocks)} not compiled "
           f"({time.monotonic() - started:.1f} s)")
     if problems:
