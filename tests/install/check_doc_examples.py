@@ -232,7 +232,7 @@ def check_cmake_block(block, number, context, context_name, tools, work):
     except ValueError as bad_context:
         return block, f"{block.where()}: {bad_context}", ""
     (project / "CMakeLists.txt").write_text(text)
-    first = text.splitlines().index(block.text[0]) + 1 if block.text else 1
+    first = next(i for i, line in enumerate(context.read_text().splitlines()) if SLOT in line) + 1
     command = ["cmake", "-S", str(project), "-B", str(project / "build"), f"-DCMAKE_PREFIX_PATH={tools.prefix}"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=work, env=tools.environment)
     if done.returncode != 0:
