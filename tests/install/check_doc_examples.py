@@ -15,7 +15,9 @@ lines read as C or C++ (an #include, a call ending in `);`). A context is a file
 .f90 or .cmake): the example's surroundings, what it leaves to the application, with one line holding
 `@example@` (in a comment) that the block replaces. In C and C++ the block's #include lines go to the top of
 the file, and a line whose code is `...` (an elision) is left out. `#line` directives make the compiler name
-the doc's file and line."""
+the doc's file and line. The C++ fragments of one context are compiled as one file, each in a namespace of its
+own with its own copy of the context (so a context holds declarations and the function around the block), and
+an error is put down to the block whose lines the compiler names."""
 import argparse
 import concurrent.futures
 import os
@@ -40,6 +42,7 @@ INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]")
 CALL_STATEMENT = re.compile(r"\w\(.*\);\s*$")
 ELISION = re.compile(r"^\s*\.\.\.\s*(//.*)?$")
 SLOT = "@example@"
+ERROR_AT = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(\d+:)? (fatal )?error", re.M)
 RUN_TIMEOUT_S = 120
 
 
@@ -151,6 +154,31 @@ def source_text(block, context, context_name):
                       *body, f'#line {slot + 2} "{context_name}"', *template[slot + 1:], ""])
 
 
+def shared_source_text(group, context, context_name):
+    """One file for the C++ fragments that share a context (the headers are parsed once): every block's
+    #include lines and the context's first, then each block in its own copy of the rest of the context, in a
+    namespace of its own."""
+    hoisted, copies = [], []
+    for number, block in enumerate(group):
+        lines = source_text(block, context, context_name).splitlines()
+        start = lines.index(f'#line 1 "{context_name}"')
+        hoisted += lines[:start]
+        copies += [f"namespace doc_example_{number} {{",
+                   *("" if INCLUDE.match(line) else line for line in lines[start:]),
+                   f"}}  // namespace doc_example_{number}"]
+    includes = [f'#line {number} "{context_name}"\n{line}'
+                for number, line in enumerate(context.read_text().splitlines(), start=1) if INCLUDE.match(line)]
+    return "\n".join([*hoisted, *includes, *copies, ""])
+
+
+def blocks_with_errors(output, group):
+    """The blocks of a group that the compiler's errors name (by doc and line); all of them if it names none."""
+    named = [block for block in group
+             if any(error["file"] == block.doc and block.line < int(error["line"]) <= block.line + len(block.text)
+                    for error in ERROR_AT.finditer(output))]
+    return named or group
+
+
 def pkg_config(arguments, environment):
     """pkg-config's answer, split into words."""
     done = subprocess.run(["pkg-config", *arguments], capture_output=True, text=True, env=environment)
@@ -188,8 +216,36 @@ class Toolchain:
         return [*self.compiler[block.language], *self.cflags[block.language], str(source), *output, *libs]
 
 
+def check_group(group, number, args, tools, work):
+    """Compile the C++ fragments of one context together; returns [(block, problem or None, what was done)]."""
+    if len(group) == 1:
+        return check_block(group[0], number, args, tools, work)
+    context_name = f"{group[0].context}{CONTEXT_SUFFIX['cpp']}"
+    context = Path(args.contexts) / context_name
+    if not context.is_file():
+        return [(block, f"{block.where()}: no context {context_name} in {args.contexts}", "") for block in group]
+    source = work / f"{number:02d}-{group[0].context}.cpp"
+    try:
+        source.write_text(shared_source_text(group, context, context_name))
+    except ValueError as bad_context:
+        return [(block, f"{block.where()}: {bad_context}", "") for block in group]
+    command = tools.compile_command(group[0], source, None)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=work, env=tools.environment)
+    if done.returncode == 0:
+        return [(block, None, f"compiled (with {len(group) - 1} other block(s) of {context_name})") for block in group]
+    failed = blocks_with_errors(done.stdout + done.stderr, group)
+    return [(block, (f"{block.where()}: ```cpp block (compile {block.context}) does not compile:\n"
+                     f"+ {shlex.join(command)}\n{done.stdout}{done.stderr}") if block in failed else None,
+             "compiled" if block not in failed else "") for block in group]
+
+
 def check_block(block, number, args, tools, work):
-    """Compile (and for `run`, link and run) one block; returns (block, problem or None, what was done)."""
+    """Compile (and for `run`, link and run) one block; returns [(block, problem or None, what was done)]."""
+    return [check_one_block(block, number, args, tools, work)]
+
+
+def check_one_block(block, number, args, tools, work):
+    """check_block's work: (block, problem or None, what was done)."""
     context_name = f"{block.context}{CONTEXT_SUFFIX[block.language]}"
     context = Path(args.contexts) / context_name
     if not context.is_file():
@@ -266,10 +322,18 @@ def main():
     tools = Toolchain(prefix, args)
     examples = work / "examples"
     examples.mkdir()
-    checked = [block for block in blocks if block.kind != "skip"]
+    # C++ fragments of one context share a file; the larger files start first.
+    groups = {}
+    for block in blocks:
+        if block.kind != "skip":
+            shared = block.kind == "compile" and block.language == "cpp"
+            groups.setdefault(block.context if shared else block.where(), []).append(block)
+    tasks = sorted(groups.values(), key=len, reverse=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda numbered: check_block(*numbered, args, tools, examples),
-                                [(block, number) for number, block in enumerate(checked)]))
+        results = [result for done in pool.map(lambda numbered: check_group(*numbered, args, tools, examples),
+                                                [(group, number) for number, group in enumerate(tasks)])
+                   for result in done]
+    results.sort(key=lambda result: (docs.index(result[0].doc), result[0].line))
     for block, problem, done in results:
         if problem:
             problems.append(problem)
