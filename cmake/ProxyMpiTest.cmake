@@ -28,6 +28,7 @@ set(PROXY_TEST_COSTS
   "^install[.]newcomer_path$" 35
   "^drivers_output_checked_before_the_run$" 33
   "^install[.]readme_api$" 30
+  "^install[.]doc_examples$" 30
   "^core[.]install_consumer$" 30
   "^collectives[.]node[.][2-4]ranks[.]Threads/NodeAllreduce$" 27
   "^slurm[.]" 25  # one at a time (RESOURCE_LOCK slurm): 90 s in all
