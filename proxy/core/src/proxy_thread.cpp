@@ -11,6 +11,7 @@
 #include "closure_operation.hpp"
 #include "communicator_cache.hpp"
 #include "completion_callback.hpp"
+#include "plan_checks.hpp"
 #include "plan_collectives.hpp"
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
@@ -19,6 +20,7 @@
 #include "world_error_handler.hpp"
 #include "proxy/environment.hpp"
 #include "environment_setup.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/error.hpp"
 #include "proxy/topology.hpp"
 
@@ -205,22 +207,44 @@ Plan ProxyThread::commit(const PlanSpec& spec) {
   }
   std::shared_ptr<PlanOperation> op;
   std::exception_ptr refused;  // rethrown here as thrown, rather than wrapped as the closure's CommError
-  call([&] {
+  AgreementProgress comparing;
+  const auto commit_here = [&] {
     try {
-      // Both need MPI (the communicators' sizes; the comparison between ranks), so on the proxy thread. The
-      // comparison runs even where this rank refused the spec, so that the other ranks learn of it.
+      // These need MPI (datatypes, the communicators' sizes, the comparison between ranks), so on the proxy
+      // thread. The comparison runs even where this rank refused the spec, so that the other ranks learn of it.
       try {
-        if (!invalid) validate_collectives(spec);
+        if (!invalid) validate_transfer_datatypes(spec, comm_);
+        if (!invalid) validate_collectives(spec, comm_);
       } catch (...) {
         invalid = std::current_exception();
       }
-      if (!spec.collectives().empty()) agree_on_collectives(spec, invalid != nullptr);
+      if (!spec.collectives().empty()) agree_on_collectives(spec, invalid != nullptr, comparing);
       if (invalid) std::rethrow_exception(invalid);
       op = std::make_shared<PlanOperation>(spec, comm_, impl_->id, impl_->communicators, impl_->channel.helpers);
     } catch (...) {
       refused = std::current_exception();
     }
-  }, "commit of plan " + spec.name());
+  };
+  // call(commit_here), with a report of its own if it does not finish: a rank that never joins the comparison.
+  auto state = std::make_shared<detail::CallState>();
+  const Ticket ticket = submit(
+      [&commit_here, state](ClosureContext&) {
+        if (!state->begin()) return;  // abandoned: the frame may be gone
+        detail::CallState::Finish finish{*state};
+        commit_here();
+      },
+      "commit of plan " + spec.name());
+  await_call(ticket, *state, [&]() -> std::string {
+    const int element = comparing.element.load(std::memory_order_acquire);
+    if (element < 0) return {};
+    return "commit of plan '" + spec.name() + "' did not finish within " + seconds_text(config_.wait_timeout) +
+           " (PROXY_WAIT_TIMEOUT): it waits in MPI_Allreduce, comparing its collective elements with the other "
+           "ranks of the communicator of its " + kind_name(spec.collectives()[static_cast<std::size_t>(element)].kind) +
+           " element " + std::to_string(element) + " (" +
+           detail::counted(comparing.ranks.load(std::memory_order_relaxed), "rank") +
+           "), and one of them has not committed a plan with collective elements there (every rank commits the "
+           "same such plans in the same order): ending the job";
+  });
   if (refused) std::rethrow_exception(refused);
   impl_->plans->add(op);
   return Plan(std::make_shared<Plan::Owner>(std::move(op), impl_->plans));
@@ -275,7 +299,8 @@ void ProxyThread::ready(const Ticket& ticket, int part) {
   plan->mark_ready(part, ticket.epoch);
 }
 
-void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state) const {
+void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state,
+                             const std::function<std::string()>& running) const {
   try {
     wait(ticket);
     return;
@@ -287,6 +312,8 @@ void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state) con
                              "abandoned and will not run");
     if (!state.finished()) {
       // fn runs on the proxy and may use the caller's frame: unwinding would free it under fn's feet.
+      if (const std::string report = running ? running() : std::string(); !report.empty())
+        Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": " + report, 1);
       Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": " + ticket.operation->label() +
                              " did not finish within " + seconds_text(config_.wait_timeout) +
                              " (PROXY_WAIT_TIMEOUT) and is still running on the proxy thread, perhaps in a blocking MPI "

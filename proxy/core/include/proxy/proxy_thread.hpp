@@ -185,8 +185,10 @@ class ProxyThread {
  private:
   struct Impl;
   void construct(MPI_Comm comm, int core);
-  // call()'s wait: on a timeout abandons the closure and rethrows, or ends the job if it is running.
-  void await_call(const Ticket& ticket, detail::CallState& state) const;
+  // call()'s wait: on a timeout abandons the closure and rethrows, or ends the job if it is running, with the
+  // line `running` returns where it returns one (what the closure waits in; commit's comparison between ranks).
+  void await_call(const Ticket& ticket, detail::CallState& state,
+                  const std::function<std::string()>& running = nullptr) const;
   Ticket start_operation(std::shared_ptr<Operation> op);  // post(), submit(), then()
   // The epoch `op` starts next, recorded as started; refused before its last epoch completed, or after a failure.
   std::uint64_t begin_epoch(Operation& op);
