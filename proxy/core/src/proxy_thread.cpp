@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include <omp.h>
+
 #include "closure_operation.hpp"
 #include "communicator_cache.hpp"
 #include "completion_callback.hpp"
@@ -55,6 +57,9 @@ struct ProxyThread::Impl {
   explicit Impl(std::size_t capacity) : channel(capacity) {}
 
   std::uint64_t id = 0;  // told apart from earlier ProxyThreads at the same address
+  // Where it was made: the destructor must run there, outside any OpenMP parallel region begun since.
+  std::thread::id creator = std::this_thread::get_id();
+  int creator_parallel_level = omp_get_active_level();
   ProxyChannel channel;
   std::shared_ptr<PlanRegistry> plans;  // shared with the Plan handles, which may outlive the proxy
   std::unique_ptr<ProgressLoop> loop;   // its passes run as the driver says
@@ -158,8 +163,34 @@ Config for_placement(Config defaults, const Placement& placement) {
 ProxyThread::ProxyThread(MPI_Comm comm, const Placement& placement, Config defaults)
     : ProxyThread(comm, for_placement(std::move(defaults), placement), placement.proxy_core) {}
 
+namespace {
+// Why the destructor may not run on this thread, or "" when it may. It joins the proxy thread and frees the
+// communicator, and nothing may use the ProxyThread while or after it runs: so it runs on the thread that made it
+// (the one that owns MPI, DESIGN.md "Plan lifecycle"), when no other thread can still be using it. On the proxy
+// thread itself it would wait for itself; on another thread, or inside an OpenMP parallel region begun after the
+// ProxyThread was made, the threads that use it may still be running (undefined behaviour, not a refusal).
+std::string wrong_thread_to_destroy(std::thread::id proxy_thread, std::thread::id creator, int creator_level) {
+  if (ProgressLoop::running_on_this_thread() || std::this_thread::get_id() == proxy_thread)
+    return "from code the proxy runs (a then() callback, a closure or an operation): it would wait for itself: "
+           "destroy it on the thread that created it";
+  if (std::this_thread::get_id() != creator)
+    return "on a thread other than the one that created it: destroy it where it was created (the thread that owns "
+           "MPI), once no other thread uses it";
+  if (omp_get_active_level() > creator_level)
+    return "inside an OpenMP parallel region begun after it was created (thread " +
+           std::to_string(omp_get_thread_num()) + " of " + std::to_string(omp_get_num_threads()) +
+           "): the region's other threads may still use it: destroy it after the region";
+  return {};
+}
+}  // namespace
+
 ProxyThread::~ProxyThread() {
   if (impl_ && impl_->thread.joinable()) {
+    // Refused with one line and the end of the job: a destructor cannot throw, and going on would be a use after free.
+    if (const std::string wrong =
+            wrong_thread_to_destroy(impl_->thread.get_id(), impl_->creator, impl_->creator_parallel_level);
+        !wrong.empty())
+      Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": the ProxyThread was destroyed " + wrong, 1);
     ProxyChannel& channel = impl_->channel;
     Command stop;
     stop.kind = Command::Kind::stop;
