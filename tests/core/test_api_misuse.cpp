@@ -266,6 +266,8 @@ TEST(ApiMisuse, UncommittedDatatypesAreRefusedAtCommitNamingTheElementAndItsPeer
                   .allreduce(MPI_COMM_WORLD, {a, b}, in, 1, pair, MPI_SUM);
             }),
             "Error: plan 'dot': allreduce element 1" + not_committed);
+  // A transfer to MPI_PROC_NULL is never made (the plan drops it): nothing to refuse.
+  EXPECT_EQ(commit("nowhere", [&](auto& s) { s.send(MPI_PROC_NULL, 0, out, 1, pair); }), "(no exception)");
   // Committed, the same transfers commit and run.
   proxy.call([&] { MPI_Type_commit(&pair); });
   proxy::PlanSpec ring("ring");

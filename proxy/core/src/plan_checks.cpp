@@ -28,7 +28,8 @@ void validate_transfer_datatypes(const PlanSpec& spec, MPI_Comm comm) {
   std::vector<MPI_Datatype> accepted;  // each derived type asked once
   for (std::size_t i = 0; i < spec.transfers().size(); ++i) {
     const Transfer& t = spec.transfers()[i];
-    if (t.pack || t.unpack || t.type == MPI_DATATYPE_NULL) continue;  // MPI_BYTE; or refused by validate_plan
+    // MPI_BYTE; refused by validate_plan; never sent (the plan drops transfers to MPI_PROC_NULL).
+    if (t.pack || t.unpack || t.type == MPI_DATATYPE_NULL || t.peer == MPI_PROC_NULL) continue;
     bool known = false;
     for (const MPI_Datatype type : accepted) known = known || type == t.type;
     if (known) continue;
