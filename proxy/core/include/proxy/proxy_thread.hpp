@@ -3,7 +3,9 @@
 //
 // Thread contract ("only one thread dispatches; any thread adds"):
 //   - One ProxyThread per process at a time (a second one while the first is alive throws proxy::Error).
-//   - Construct and destroy on the thread that owns MPI (the main thread). The constructor duplicates
+//   - Construct and destroy on the thread that owns MPI (the main thread), and destroy it once no other thread uses
+//     it: the destructor run on another thread, inside an OpenMP parallel region begun after construction, or on
+//     the proxy thread itself (a closure, a then() callback) ends the job with one line. The constructor duplicates
 //     the communicator (MPI_ERRORS_RETURN on the copy; the first one also replaces MPI_COMM_WORLD's handler,
 //     where it is still MPI's default, with one that stays fatal outside the proxy's loop: MPICH reports
 //     the loop's MPI_Testsome errors there) BEFORE the proxy thread starts; from then until the
