@@ -76,6 +76,10 @@ int main(int argc, char** argv) {
   OK(proxy_placement_describe(placement, text, sizeof text));
   CHECK(strncmp(text, "cores ", 6) == 0);
 
+  /* A derived datatype never committed (made before the proxy owns MPI), refused at commit below. */
+  MPI_Datatype uncommitted = MPI_DATATYPE_NULL;
+  CHECK(MPI_Type_contiguous(2, MPI_INT, &uncommitted) == MPI_SUCCESS);
+
   proxy_thread* thread = NULL;
   OK(proxy_thread_create_placed(MPI_COMM_WORLD, placement, &thread));
   int thread_rank = -1, thread_size = 0;
@@ -235,6 +239,14 @@ int main(int argc, char** argv) {
   CHECK(proxy_commit(thread, spec, &bad) == PROXY_ERROR);
   CHECK(last_error_is("plan 'bad-part': transfer 0 waits for part 1, outside [0, 1)"));
   OK(proxy_plan_spec_free(spec));
+  OK(proxy_plan_spec_create("uncommitted", &spec));
+  OK(proxy_plan_spec_recv(spec, left, 0, &in, 1, MPI_INT));
+  OK(proxy_plan_spec_send(spec, right, 6, &out, 1, uncommitted));
+  CHECK(proxy_commit(thread, spec, &bad) == PROXY_ERROR); /* was PROXY_ERROR_COMM, "epoch 0" */
+  snprintf(text, sizeof text, "plan 'uncommitted': transfer 1 (send to rank %d tag 6) has a datatype that is not "
+           "committed: call MPI_Type_commit on it before committing the plan", right);
+  CHECK(last_error_is(text));
+  OK(proxy_plan_spec_free(spec));
   CHECK(proxy_commit(NULL, NULL, &bad) == PROXY_ERROR_ARGUMENT);
   CHECK(last_error_is("proxy_commit: thread is NULL"));
   CHECK(proxy_start(thread, NULL, &again) == PROXY_ERROR_ARGUMENT);
@@ -343,6 +355,7 @@ int main(int argc, char** argv) {
   OK(proxy_plan_free(collectives));
   OK(proxy_plan_free(parts));
   OK(proxy_thread_free(thread));
+  CHECK(MPI_Type_free(&uncommitted) == MPI_SUCCESS);
   OK(proxy_placement_free(placement));
   if (rank == 0) printf("test_c_api: %d checks passed on %d ranks\n", checks, size);
   OK(proxy_environment_free(env));

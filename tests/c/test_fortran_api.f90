@@ -29,7 +29,7 @@ program test_fortran_api
   use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_null_ptr
   use, intrinsic :: iso_fortran_env, only: real64, int64
   use mpi_f08, only: MPI_Comm, MPI_COMM_WORLD, MPI_COMM_NULL, MPI_INTEGER8, MPI_DOUBLE_PRECISION, MPI_SUM, &
-                     MPI_UNDEFINED, operator(==)
+                     MPI_UNDEFINED, MPI_Datatype, MPI_Type_contiguous, MPI_Type_free, operator(==)
   use proxy
   use then_callbacks, only: then_record, record_watched
   implicit none
@@ -51,11 +51,13 @@ program test_fortran_api
   character(len=256) :: expected
   real(real64), asynchronous :: sum_last(1)  ! the reduce's result (the last rank's)
   type(c_ptr) :: partials(threads), term_pointers(3)
+  type(MPI_Datatype) :: uncommitted  ! two doubles, never committed: refused at commit
 
   checks = 0
   if (proxy_environment_create(env) /= PROXY_SUCCESS) stop 1
   call ok(proxy_environment_rank(env, rank), "rank")
   call ok(proxy_environment_size(env, size), "size")
+  call MPI_Type_contiguous(2, MPI_DOUBLE_PRECISION, uncommitted)  ! before the proxy owns MPI
   call ok(proxy_thread_create(MPI_COMM_WORLD, thread), "proxy_thread_create")
 
   ! Each thread writes its partial and marks its part; the proxy adds them up, then allreduces.
@@ -148,6 +150,16 @@ program test_fortran_api
              "refusal message")
   call ok(proxy_plan_spec_free(spec), "free refused")
 
+  ! A datatype never committed is refused at commit, naming the transfer and its peer (a CommError of "epoch 0"
+  ! before).
+  call ok(proxy_plan_spec_create("pairs", spec), "create pairs")
+  call ok(proxy_plan_spec_send(spec, modulo(rank + 1, size), 2, terms, 1, uncommitted), "send pairs")
+  call check(proxy_commit(thread, spec, refused) == PROXY_ERROR, "uncommitted datatype refused")
+  write (expected, '(a, i0, a)') "plan 'pairs': transfer 0 (send to rank ", modulo(rank + 1, size), &
+    " tag 2) has a datatype that is not committed: call MPI_Type_commit on it before committing the plan"
+  call check(proxy_last_error() == trim(expected), "uncommitted datatype message")
+  call ok(proxy_plan_spec_free(spec), "free pairs")
+
   ! A failed call leaves its outputs empty: a failed start's ticket is refused by a wait, a null thread's
   ! communicator is MPI_COMM_NULL and its rank MPI_UNDEFINED.
   call check(proxy_start(thread, refused, ticket) == PROXY_ERROR_ARGUMENT, "start of a refused plan")
@@ -162,6 +174,7 @@ program test_fortran_api
   call ok(proxy_plan_free(dot), "free dot plan")
   call ok(proxy_plan_free(ordered), "free ordered plan")
   call ok(proxy_thread_free(thread), "proxy_thread_free")
+  call MPI_Type_free(uncommitted)
   if (rank == 0) write (*, '(a, i0, a, i0, a)') "test_fortran_api: ", checks, " checks passed on ", size, " ranks"
   status = proxy_environment_free(env)
 

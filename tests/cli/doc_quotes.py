@@ -48,6 +48,12 @@ RUN = {
 
 # quote -> (file under the source tree, fragment both contain)
 ELSEWHERE = {
+    "proxy: error: rank 0: commit of plan 'sum' did not finish within 2.0 s (PROXY_WAIT_TIMEOUT): it waits in "
+    "MPI_Allreduce, comparing its collective elements with the other ranks of the communicator of its allreduce "
+    "element 0 (2 ranks), and one of them has not committed a plan with collective elements there (every rank commits "
+    "the same such plans in the same order): ending the job":
+        ("tests/core/CMakeLists.txt", "it waits in MPI_Allreduce, comparing its collective elements with the other "
+                                      "ranks of the communicator of its allreduce element 0 (2 ranks)"),
     "proxy-mpiexec: error: /usr/bin/mpiexec.openmpi did not exit within 15 s of its 2 processes' end (Open MPI's "
     "launcher can deadlock in its finalize): ended it; exit 3, the ranks' status":
         ("tests/core/CMakeLists.txt", "did not exit within 15 s of its 2 processes' end"),

@@ -381,4 +381,48 @@ TEST(NodeCollectivesErrors, ThreadsRootsAndRequestsOutsideTheirBoundsAreNamed) {
   for (int t = 0; t < 2; ++t) EXPECT_EQ(second_wait[t], "node collective: wait on a request already waited");
 }
 
+// Counts whose bytes no buffer can hold, or whose staging buffer off the root rank (a reduce's) is more than this
+// process can allocate, are refused before anything starts (no slot taken), naming the call, the count and the
+// bytes; a reduce's went to std::bad_alloc (or std::length_error) naming nothing, on its leader thread alone.
+TEST(NodeCollectivesErrors, CountsPastWhatABufferOrMemoryHoldsAreRefusedBeforeAnythingStarts) {
+  Node node(2, 2);
+  const Reduction sum = Reduction::builtin(DataType::float64, ReduceOp::sum);
+  double value = 1.0;
+  const auto refusal = [](const std::function<void()>& fn) {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no exception)");
+  };
+  const std::size_t past = std::numeric_limits<std::size_t>::max() / 4;  // x 8 bytes wraps
+  EXPECT_EQ(refusal([&] { node.collectives.allreduce(0, nullptr, &value, past, sum); }),
+            "node collective allreduce: count " + std::to_string(past) +
+                " of 8 bytes is more than a buffer can hold (at most 9223372036854775807 bytes)");
+  EXPECT_EQ(refusal([&] { node.collectives.reduce(1, nullptr, &value, past, sum, 0, 0); }),
+            "node collective reduce: count " + std::to_string(past) +
+                " of 8 bytes is more than a buffer can hold (at most 9223372036854775807 bytes)");
+  EXPECT_EQ(refusal([&] { node.collectives.broadcast(0, &value, std::numeric_limits<std::size_t>::max(), 0, 0); }),
+            "node collective broadcast: count 18446744073709551615 of 1 byte is more than a buffer can hold (at most "
+            "9223372036854775807 bytes)");
+  if (world_size() > 1) {  // one rank reduces in the team alone: no staging buffer
+    const std::string words = "node collective reduce: count 1099511627776 of 8 bytes needs a staging buffer of 8.0 "
+                              "TiB off the root rank, more than this process can allocate: ";
+    for (const int thread : {0, 1}) {
+      const std::string outcome =
+          refusal([&] { node.collectives.reduce(thread, nullptr, &value, std::size_t{1} << 40, sum, 0, 0); });
+      EXPECT_EQ(outcome.substr(0, words.size()), words) << outcome;
+    }
+  }
+  std::vector<double> out(2, 0.0);
+  run_threads(2, [&](int t) {
+    out[t] = t + 1.0;
+    NodeRequest request = node.collectives.allreduce(t, nullptr, &out[t], 1, sum);
+    node.collectives.wait(t, request);
+  });
+  EXPECT_EQ(out[0], 3.0 * world_size());
+  EXPECT_EQ(out[1], 3.0 * world_size());
+}
+
 }  // namespace

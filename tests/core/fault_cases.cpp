@@ -19,6 +19,9 @@
 //                     program reports it and exits 1 long before PROXY_WAIT_TIMEOUT
 //   unwind-collective as unwind-plan with a tracked MPI_Ibarrier rank 1 never enters, which cannot be cancelled:
 //                     one line at once, then the job ends
+//   commit-alone      rank 0 commits a plan with an allreduce on MPI_COMM_WORLD, rank 1 one without a collective
+//                     element: rank 0's commit waits in the comparison between the ranks; at PROXY_WAIT_TIMEOUT one
+//                     line naming the plan, the element, the call and the cause, then the job ends
 // Rank 1 of the failing cases sleeps (up to 5 minutes, well past any CTest timeout) until the abort ends it.
 #include <atomic>
 #include <chrono>
@@ -60,6 +63,18 @@ int call_abandoned(proxy::ProxyThread& proxy) {
 }
 
 }  // namespace
+
+// commit-alone: rank 1 never joins the comparison of rank 0's collective elements (it has none).
+int commit_alone(proxy::ProxyThread& proxy) {
+  double x = 1.0, sum = 0.0;
+  proxy::PlanSpec spec("sum");
+  if (proxy.rank() == 0) spec.allreduce(MPI_COMM_WORLD, &x, &sum, 1, MPI_DOUBLE, MPI_SUM);
+  else spec.send(MPI_PROC_NULL, 0, &x, 1, MPI_DOUBLE);
+  proxy.commit(spec);
+  if (proxy.rank() != 0) sleep_until_killed();
+  std::printf("rank 0: the commit returned without rank 1\n");
+  return 1;
+}
 
 // never-waited and unwind-*: rank 0's epoch that never completes (rank 1 sends nothing).
 proxy::Ticket start_lonely_receive(proxy::ProxyThread& proxy, const proxy::Plan& plan) {
@@ -134,7 +149,9 @@ int main(int argc, char** argv) try {
   int status = 0;
   {
     proxy::ProxyThread proxy;
-    if (env.rank() == 0) {
+    if (which == "commit-alone") {
+      status = commit_alone(proxy);
+    } else if (env.rank() == 0) {
       if (which == "call-abandoned") {
         status = call_abandoned(proxy);
       } else if (which == "call-running") {
@@ -168,7 +185,7 @@ int main(int argc, char** argv) try {
     }
     sleep_until_killed();
   }
-  if (env.rank() == 0 && which != "call-abandoned") std::printf("rank 0: ProxyThread shut down without its peer\n");
+  if (env.rank() == 0 && which != "call-abandoned" && which != "commit-alone") std::printf("rank 0: ProxyThread shut down without its peer\n");
   return status;
 } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
   return refused.exit_status();

@@ -6,10 +6,16 @@
 //   environment-while-alive   a second Environment while the first lives: proxy::Error, exit 1
 //   proxy-null-comm           ProxyThread(MPI_COMM_NULL): proxy::Error, exit 1
 //   environment-before-proxy  the Environment destroyed while its ProxyThread lives: one line, the job ends
+//   proxy-destroyed-elsewhere the ProxyThread destroyed on a thread other than the one that created it: one line,
+//                             the job ends
+//   proxy-destroyed-in-region ... on the creating thread, inside an OpenMP parallel region of 2 threads begun after
+//                             it was created: one line, the job ends
+//   proxy-destroyed-by-itself ... by a closure it runs, on its own proxy thread: one line, the job ends
 // Each refusal is printed as "error: <what()>" (with the rank where MPI can tell it).
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "proxy/core.hpp"
 
@@ -53,6 +59,22 @@ int main(int argc, char** argv) {
         proxy::Environment env(argc, argv);
         proxy.emplace(MPI_COMM_WORLD);
       }  // ends the job: MPI must not be finalised under the proxy
+    } else if (which == "proxy-destroyed-elsewhere") {
+      proxy::Environment env(argc, argv);
+      std::optional<proxy::ProxyThread> proxy(std::in_place, MPI_COMM_WORLD);
+      std::thread([&] { proxy.reset(); }).join();  // ends the job
+    } else if (which == "proxy-destroyed-in-region") {
+      proxy::Environment env(argc, argv);
+      std::optional<proxy::ProxyThread> proxy(std::in_place, MPI_COMM_WORLD);
+#pragma omp parallel num_threads(2)
+      {
+#pragma omp master
+        proxy.reset();  // ends the job
+      }
+    } else if (which == "proxy-destroyed-by-itself") {
+      proxy::Environment env(argc, argv);
+      std::optional<proxy::ProxyThread> proxy(std::in_place, MPI_COMM_WORLD);
+      proxy->wait(proxy->submit([&](proxy::ClosureContext&) { proxy.reset(); }, "destroyer"));  // ends the job
     } else {
       std::printf("lifecycle_misuse: unknown case '%s'\n", which.c_str());
       return 2;

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <functional>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -78,6 +80,7 @@ NodeCollectives::NodeCollectives(ProxyThread& proxy, Team& team, MPI_Comm inter_
       },
       "node collectives set-up");
   staging_.resize(slots_.size());
+  memory_ = memory_share(1);
   threads_ = std::make_unique<PerThread[]>(team_.size());
   for (int t = 0; t < team_.size(); ++t) {
     threads_[t].uses.assign(slots_.size(), 0);
@@ -103,6 +106,10 @@ NodeRequest NodeCollectives::begin(int thread, NodeCollectiveKind kind, std::siz
   if (thread < 0 || thread >= team_.size())
     throw Error("node collective: thread " + std::to_string(thread) + " is outside [0, " +
                 std::to_string(team_.size()) + ")");
+  if (count > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()) / element_size)
+    throw Error(std::string("node collective ") + node_detail::name_of(kind) + ": count " + std::to_string(count) +
+                " of " + detail::counted(element_size, "byte") + " is more than a buffer can hold (at most " +
+                std::to_string(std::numeric_limits<std::ptrdiff_t>::max()) + " bytes)");
   NodeRequest request;
   if (count == 0 && kind != NodeCollectiveKind::barrier) return request;  // nothing to do anywhere
   PerThread& me = threads_[thread];

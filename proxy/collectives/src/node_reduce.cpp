@@ -1,7 +1,13 @@
 // Node reduce: the team reduces each segment into the leader thread's buffer (the root thread on the root
 // rank, thread 0 elsewhere), the leader hands it to the proxy, whose MPI_Ireduce combines it across ranks.
 // reduce_segments, the team phase, is the allreduce's too.
+#include <limits>
+#include <new>
+#include <string>
+
 #include "node_slot_operation.hpp"
+#include "proxy/detail/counted.hpp"
+#include "proxy/memory.hpp"
 #include "proxy/proxy_thread.hpp"
 #include "proxy/reduction_mpi.hpp"
 #include "proxy/team.hpp"
@@ -13,7 +19,16 @@ NodeRequest NodeCollectives::reduce(int thread, const void* send, void* recv, st
   node_detail::check_builtin(reduction);
   node_detail::check_root("reduce", root_rank, ranks_, root_thread, team_.size());
   if (send == nullptr) send = recv;
-  NodeRequest request = begin(thread, NodeCollectiveKind::reduce, count, reduction.element_size());
+  const std::size_t element_size = reduction.element_size();
+  // Every thread and rank alike (off the root rank the leader's staging buffer would take this), before any starts.
+  if (ranks_ > 1 && count <= std::numeric_limits<std::size_t>::max() / element_size &&
+      static_cast<double>(count * element_size) > memory_.bytes)
+    throw Error("node collective reduce: count " + std::to_string(count) + " of " +
+                detail::counted(element_size, "byte") + " needs a staging buffer of " +
+                bytes_text(static_cast<double>(count * element_size)) +
+                " off the root rank, more than this process can allocate: " + bytes_text(memory_.bytes) +
+                " available (" + std::string(to_string(memory_.limit)) + ")");
+  NodeRequest request = begin(thread, NodeCollectiveKind::reduce, count, element_size);
   if (request.kind == NodeCollectiveKind::none) return request;
   if (ranks_ == 1)
     return complete_in_team(request, [&] {
@@ -27,7 +42,16 @@ NodeRequest NodeCollectives::reduce(int thread, const void* send, void* recv, st
     // Off the root rank the team's partial result needs a home until the proxy has sent it: the slot's
     // staging buffer, which only grows (no allocation once warmed up).
     auto& staging = staging_[request.slot];
-    if (!root_here && staging.size() < count * request.element_size) staging.resize(count * request.element_size);
+    if (!root_here && staging.size() < count * request.element_size) {
+      try {
+        staging.resize(count * request.element_size);
+      } catch (const std::bad_alloc&) {  // it fitted when the NodeCollectives was made; memory taken since
+        throw Error("node collective reduce: thread " + std::to_string(thread) +
+                    " could not allocate the staging buffer of " +
+                    bytes_text(static_cast<double>(count * request.element_size)) + " for count " +
+                    std::to_string(count) + " off the root rank (out of memory)");
+      }
+    }
     target = root_here ? static_cast<char*>(recv) : staging.data();
     auto work = SlotOperation::work_for(request, target);
     work.type = mpi_datatype(reduction.type);

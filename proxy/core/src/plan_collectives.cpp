@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "plan_checks.hpp"
 #include "proxy/detail/counted.hpp"
 #include "proxy/detail/elementwise.hpp"
 #include "proxy/error.hpp"
@@ -100,7 +101,7 @@ std::vector<std::pair<long long, long long>> extremes_over(MPI_Comm comm, const 
 }
 }  // namespace
 
-void agree_on_collectives(const PlanSpec& spec, bool refused_here) {
+void agree_on_collectives(const PlanSpec& spec, bool refused_here, AgreementProgress& waiting) {
   const auto& elements = spec.collectives();
   for (const CollectiveElement& e : elements)
     if (e.comm == MPI_COMM_NULL) return;  // refused here by validate_collectives; no communicator to ask
@@ -118,7 +119,10 @@ void agree_on_collectives(const PlanSpec& spec, bool refused_here) {
     std::vector<std::size_t> on_comm;  // the plan's elements on this communicator, in the plan's order
     for (std::size_t i = 0; i < elements.size(); ++i)
       if (elements[i].comm == comm) on_comm.push_back(i);
+    waiting.ranks.store(size, std::memory_order_relaxed);
+    waiting.element.store(static_cast<int>(on_comm.front()), std::memory_order_release);
     const auto head = extremes_over(comm, {refused_here ? 1 : 0, static_cast<long long>(on_comm.size())});
+    waiting.element.store(-1, std::memory_order_release);  // every rank has joined: the rest cannot wait for one
     if (head[0].second != 0) {
       if (refused_here) return;  // this rank rethrows its own refusal
       throw Error(plan + "refused on another rank of the communicator of its " + kind_name(first.kind) +
@@ -194,7 +198,21 @@ bool persistent_collectives_available() noexcept {
 #endif
 }
 
-void validate_collectives(const PlanSpec& spec) {
+bool result_overlaps_contributions(const CollectiveElement& e, std::uint64_t bytes) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(e.buffer);
+  for (const void* c : e.contributions) {
+    const auto other = reinterpret_cast<std::uintptr_t>(c);
+    if (begin < other + bytes && other < begin + bytes) return true;
+  }
+  return false;
+}
+
+bool needs_staging(const CollectiveElement& e, std::uint64_t bytes) {
+  return !e.contributions.empty() &&
+         (e.kind != CollectiveElement::Kind::allreduce || result_overlaps_contributions(e, bytes));
+}
+
+void validate_collectives(const PlanSpec& spec, MPI_Comm comm) {
   for (std::size_t i = 0; i < spec.collectives().size(); ++i) {
     const CollectiveElement& e = spec.collectives()[i];
     const std::string item = "plan '" + spec.name() + "': " + kind_name(e.kind) + " element " + std::to_string(i) + " ";
@@ -212,6 +230,7 @@ void validate_collectives(const PlanSpec& spec) {
     if (e.count > 0 && e.buffer == nullptr && !result_ignored)
       throw Error(item + "has a null buffer for count " + std::to_string(e.count));
     if (e.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");
+    if (const std::string refusal = datatype_refusal(e.type, comm); !refusal.empty()) throw Error(item + refusal);
     if (e.kind != CollectiveElement::Kind::broadcast && e.op == MPI_OP_NULL) throw Error(item + "has MPI_OP_NULL");
     if (e.kind != CollectiveElement::Kind::broadcast && e.count > 0 && e.send == nullptr && e.contributions.empty())
       throw Error(item + "has a null send buffer and no contributions for count " + std::to_string(e.count));
@@ -228,6 +247,11 @@ void validate_collectives(const PlanSpec& spec) {
       if (lower != 0 || extent != type_size)
         throw Error(item + "has contributions of a non-contiguous datatype (size " + std::to_string(type_size) +
                     ", extent " + std::to_string(extent) + "): use a contiguous one");
+      // Before PlanOperation allocates it (a bad_alloc there would name nothing).
+      const auto bytes = static_cast<std::uint64_t>(e.count) * static_cast<std::uint64_t>(type_size);
+      if (needs_staging(e, bytes))
+        if (const std::string refusal = staging_refusal(e.count, type_size); !refusal.empty())
+          throw Error(item + refusal);
     }
   }
 }

@@ -5,7 +5,9 @@
 // Thread contract: everything here calls MPI, so the proxy thread only, except reduce_contribution_range.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include <mpi.h>
@@ -16,8 +18,16 @@
 namespace proxy {
 
 // Throws proxy::Error naming the plan and the first bad element (root outside its communicator, null
-// communicator, negative count, missing operation).
-void validate_collectives(const PlanSpec& spec);
+// communicator, negative count, missing operation, a datatype not committed, a staging buffer that cannot be
+// allocated). `comm`: where datatypes are checked (plan_checks.hpp), the proxy's duplicate.
+void validate_collectives(const PlanSpec& spec, MPI_Comm comm);
+
+// Whether an element's result buffer shares a byte with one of its contributions (then the thread-level phase
+// cannot write the result while it reads them).
+bool result_overlaps_contributions(const CollectiveElement& element, std::uint64_t bytes);
+// Whether the element reduces its contributions into a staging buffer of its own (of `bytes`, count x type
+// size): a reduce (its result is the root's only), or an allreduce whose result overlaps a contribution.
+bool needs_staging(const CollectiveElement& element, std::uint64_t bytes);
 
 // Collective over each communicator the spec's collective elements name (blocking MPI_Allreduce, proxy thread):
 // every rank compares what it committed there, element by element (how many; kind, root, bytes = count x type
@@ -26,7 +36,13 @@ void validate_collectives(const PlanSpec& spec);
 // `refused_here`: this rank's own validation failed (it rethrows that afterwards); the others then throw
 // "... refused on another rank". Communicators of one rank and intercommunicators are skipped, as is everything
 // when an element names MPI_COMM_NULL (refused by validate_collectives).
-void agree_on_collectives(const PlanSpec& spec, bool refused_here);
+// `waiting`: where the comparison is, for the committing thread's report if it does not finish (a rank that
+// never joins it: one that committed no collective element there, or plans in another order).
+struct AgreementProgress {
+  std::atomic<int> element{-1};  // the first element on the communicator being compared; -1: none
+  std::atomic<int> ranks{0};     // that communicator's size
+};
+void agree_on_collectives(const PlanSpec& spec, bool refused_here, AgreementProgress& waiting);
 
 // Thread-level phase of a hierarchical element: staging = the element's contributions reduced in order
 // (plan_collective.hpp), `staging` holding count elements. Built-in operations on the common types are

@@ -3,41 +3,44 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <new>
 #include <string>
 
 #include "plan_collectives.hpp"
+#include "proxy/memory.hpp"
 #include "proxy/detail/counted.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
 
 namespace {
-std::string describe(const Transfer& t, std::uint64_t bytes) {
+// "send to rank 1 tag 3"
+std::string describe_transfer(const Transfer& t) {
   return std::string(t.direction == Transfer::Direction::send ? "send to" : "recv from") + " rank " +
-         std::to_string(t.peer) + " tag " + std::to_string(t.tag) + " (" + detail::counted(bytes, "byte") + ")";
+         std::to_string(t.peer) + " tag " + std::to_string(t.tag);
 }
 
-// Whether an element's result buffer shares a byte with one of its contributions (then the thread-level
-// phase cannot write the result while it reads them).
-bool result_overlaps_contributions(const CollectiveElement& e, std::uint64_t bytes) {
-  const auto begin = reinterpret_cast<std::uintptr_t>(e.buffer);
-  for (const void* c : e.contributions) {
-    const auto other = reinterpret_cast<std::uintptr_t>(c);
-    if (begin < other + bytes && other < begin + bytes) return true;
+const char* init_call_name(CollectiveElement::Kind kind) {
+  switch (kind) {
+    case CollectiveElement::Kind::broadcast: return "Bcast";
+    case CollectiveElement::Kind::reduce: return "Reduce";
+    case CollectiveElement::Kind::allreduce: return "Allreduce";
   }
-  return false;
+  return "?";
 }
+
+std::string describe(const Transfer& t, std::uint64_t bytes) {
+  return describe_transfer(t) + " (" + detail::counted(bytes, "byte") + ")";
+}
+
 }  // namespace
 
 PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t proxy_id,
                              CommunicatorCache& communicators, HelpBoard& helpers)
     : Operation(spec.name()), comm_(comm), proxy_id_(proxy_id), helpers_(helpers), readiness_(spec.part_count()) {
   slots_.reserve(spec.transfers().size() + spec.collectives().size());
-  // A request MPI refuses to create (an uncommitted datatype, say) fails the commit as MPI's refusal, a CommError
-  // "plan 'x' at commit" (epoch 0) naming the element as the spec's checks number them.
-  std::size_t index = 0;
-  for (const Transfer& t : spec.transfers()) {
-    const std::size_t transfer_index = index++;
+  for (std::size_t index = 0; index < spec.transfers().size(); ++index) {
+    const Transfer& t = spec.transfers()[index];
     if (t.peer == MPI_PROC_NULL) continue;  // nothing to move: dropped here rather than started every epoch
     auto slot = std::make_unique<Slot>();
     slot->transfer = t;
@@ -47,7 +50,7 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     bytes_ += slot->bytes;
     void* buffer = t.buffer;
     if (t.pack || t.unpack) {
-      slot->staging.resize(static_cast<std::size_t>(t.count));
+      allocate_staging(*slot, "transfer " + std::to_string(index));
       buffer = slot->staging.data();
     }
     MPI_Request request = MPI_REQUEST_NULL;
@@ -56,10 +59,10 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
                          : MPI_Recv_init(buffer, t.count, t.type, t.peer, t.tag, comm_, &request);
     if (code != MPI_SUCCESS) {
       release();
-      throw CommError(label(), t.peer, 0,
-                      "transfer " + std::to_string(transfer_index) + ", " + describe(t, slot->bytes) + ": " +
-                          (t.direction == Transfer::Direction::send ? "MPI_Send_init" : "MPI_Recv_init") +
-                          " failed: " + mpi_error_string(code));
+      // Not a CommError: no epoch has started (the datatypes MPI refuses are refused before, plan_checks.hpp).
+      throw Error(label() + ": transfer " + std::to_string(index) + " (" + describe_transfer(t) + "): " +
+                  (t.direction == Transfer::Direction::send ? "MPI_Send_init" : "MPI_Recv_init") +
+                  " failed at commit: " + mpi_error_string(code));
     }
     slot->parts = t.parts;
     if (!t.parts.empty()) start_all_at_once_ = false;
@@ -68,9 +71,8 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     slots_.push_back(std::move(slot));
     requests_.push_back(request);
   }
-  index = 0;
-  for (const CollectiveElement& e : spec.collectives()) {
-    const std::size_t element_index = index++;
+  for (std::size_t index = 0; index < spec.collectives().size(); ++index) {
+    const CollectiveElement& e = spec.collectives()[index];
     auto slot = std::make_unique<Slot>();
     slot->collective = e;
     int type_size = 1;
@@ -82,11 +84,11 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
       // The collective sends what the threads' contributions reduce to. An allreduce reduces them into its
       // own result and runs in place: no staging copy for MPI to read (on one rank, nothing more to do).
       // A reduce (its result is the root's only), or a result that overlaps a contribution: a staging buffer.
-      if (e.kind == CollectiveElement::Kind::allreduce && !result_overlaps_contributions(e, slot->bytes)) {
+      if (!needs_staging(e, slot->bytes)) {
         slot->reduced = static_cast<std::byte*>(e.buffer);
         slot->collective->send = MPI_IN_PLACE;
       } else {
-        slot->staging.resize(static_cast<std::size_t>(slot->bytes));
+        allocate_staging(*slot, std::string(kind_name(e.kind)) + " element " + std::to_string(index));
         slot->reduced = slot->staging.data();
         slot->collective->send = slot->reduced;
       }
@@ -108,9 +110,8 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
       const int code = init_persistent_collective(*slot->collective, slot->collective_comm, &request);
       if (code != MPI_SUCCESS) {
         release();
-        throw CommError(label(), -1, 0,
-                        std::string(kind_name(e.kind)) + " element " + std::to_string(element_index) +
-                            ": creating its persistent request failed: " + mpi_error_string(code));
+        throw Error(label() + ": " + kind_name(e.kind) + " element " + std::to_string(index) + ": MPI_" +
+                    init_call_name(e.kind) + "_init failed at commit: " + mpi_error_string(code));
       }
     } else {
       start_all_at_once_ = false;
@@ -125,6 +126,16 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
   statuses_.resize(slots_.size());
   starts_plainly_ = start_all_at_once_ && collective_count_ == 0 && !has_pack_ && !slots_.empty();
   tests_plainly_ = collective_count_ == 0 && !has_unpack_;
+}
+
+void PlanOperation::allocate_staging(Slot& slot, const std::string& item) {
+  try {
+    slot.staging.resize(static_cast<std::size_t>(slot.bytes));
+  } catch (const std::bad_alloc&) {  // checked against the memory available at validation; taken since
+    release();
+    throw Error(label() + ": " + item + " could not allocate its staging buffer of " +
+                bytes_text(static_cast<double>(slot.bytes)) + " (out of memory)");
+  }
 }
 
 PlanOperation::~PlanOperation() = default;  // requests are freed by release() on the proxy thread

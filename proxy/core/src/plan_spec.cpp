@@ -3,6 +3,7 @@
 #include <climits>
 #include <string>
 
+#include "plan_checks.hpp"
 #include "plan_operation.hpp"
 #include "proxy/error.hpp"
 #include "proxy/plan.hpp"
@@ -179,6 +180,9 @@ void validate_plan(const PlanSpec& spec, int comm_size, int tag_upper_bound) {
     if (!packed && t.count > 0 && t.buffer == nullptr) throw Error(item + "has a null buffer for count " + std::to_string(t.count));
     if (!packed && t.type == MPI_DATATYPE_NULL) throw Error(item + "has MPI_DATATYPE_NULL");
     validate_parts(item, t.parts, spec.part_count());
+    if (packed && t.peer != MPI_PROC_NULL)  // its staging buffer is allocated at commit
+      if (const std::string refusal = staging_refusal(static_cast<std::uint64_t>(t.count), 1); !refusal.empty())
+        throw Error(item + refusal);
   }
   for (std::size_t i = 0; i < spec.collectives().size(); ++i) {
     const CollectiveElement& e = spec.collectives()[i];

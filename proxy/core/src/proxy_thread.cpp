@@ -8,9 +8,12 @@
 #include <string>
 #include <thread>
 
+#include <omp.h>
+
 #include "closure_operation.hpp"
 #include "communicator_cache.hpp"
 #include "completion_callback.hpp"
+#include "plan_checks.hpp"
 #include "plan_collectives.hpp"
 #include "plan_operation.hpp"
 #include "plan_registry.hpp"
@@ -19,6 +22,7 @@
 #include "world_error_handler.hpp"
 #include "proxy/environment.hpp"
 #include "environment_setup.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/error.hpp"
 #include "proxy/topology.hpp"
 
@@ -53,6 +57,9 @@ struct ProxyThread::Impl {
   explicit Impl(std::size_t capacity) : channel(capacity) {}
 
   std::uint64_t id = 0;  // told apart from earlier ProxyThreads at the same address
+  // Where it was made: the destructor must run there, outside any OpenMP parallel region begun since.
+  std::thread::id creator = std::this_thread::get_id();
+  int creator_parallel_level = omp_get_active_level();
   ProxyChannel channel;
   std::shared_ptr<PlanRegistry> plans;  // shared with the Plan handles, which may outlive the proxy
   std::unique_ptr<ProgressLoop> loop;   // its passes run as the driver says
@@ -156,8 +163,34 @@ Config for_placement(Config defaults, const Placement& placement) {
 ProxyThread::ProxyThread(MPI_Comm comm, const Placement& placement, Config defaults)
     : ProxyThread(comm, for_placement(std::move(defaults), placement), placement.proxy_core) {}
 
+namespace {
+// Why the destructor may not run on this thread, or "" when it may. It joins the proxy thread and frees the
+// communicator, and nothing may use the ProxyThread while or after it runs: so it runs on the thread that made it
+// (the one that owns MPI, DESIGN.md "Plan lifecycle"), when no other thread can still be using it. On the proxy
+// thread itself it would wait for itself; on another thread, or inside an OpenMP parallel region begun after the
+// ProxyThread was made, the threads that use it may still be running (undefined behaviour, not a refusal).
+std::string wrong_thread_to_destroy(std::thread::id proxy_thread, std::thread::id creator, int creator_level) {
+  if (ProgressLoop::running_on_this_thread() || std::this_thread::get_id() == proxy_thread)
+    return "from code the proxy runs (a then() callback, a closure or an operation): it would wait for itself: "
+           "destroy it on the thread that created it";
+  if (std::this_thread::get_id() != creator)
+    return "on a thread other than the one that created it: destroy it where it was created (the thread that owns "
+           "MPI), once no other thread uses it";
+  if (omp_get_active_level() > creator_level)
+    return "inside an OpenMP parallel region begun after it was created (thread " +
+           std::to_string(omp_get_thread_num()) + " of " + std::to_string(omp_get_num_threads()) +
+           "): the region's other threads may still use it: destroy it after the region";
+  return {};
+}
+}  // namespace
+
 ProxyThread::~ProxyThread() {
   if (impl_ && impl_->thread.joinable()) {
+    // Refused with one line and the end of the job: a destructor cannot throw, and going on would be a use after free.
+    if (const std::string wrong =
+            wrong_thread_to_destroy(impl_->thread.get_id(), impl_->creator, impl_->creator_parallel_level);
+        !wrong.empty())
+      Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": the ProxyThread was destroyed " + wrong, 1);
     ProxyChannel& channel = impl_->channel;
     Command stop;
     stop.kind = Command::Kind::stop;
@@ -205,22 +238,44 @@ Plan ProxyThread::commit(const PlanSpec& spec) {
   }
   std::shared_ptr<PlanOperation> op;
   std::exception_ptr refused;  // rethrown here as thrown, rather than wrapped as the closure's CommError
-  call([&] {
+  AgreementProgress comparing;
+  const auto commit_here = [&] {
     try {
-      // Both need MPI (the communicators' sizes; the comparison between ranks), so on the proxy thread. The
-      // comparison runs even where this rank refused the spec, so that the other ranks learn of it.
+      // These need MPI (datatypes, the communicators' sizes, the comparison between ranks), so on the proxy
+      // thread. The comparison runs even where this rank refused the spec, so that the other ranks learn of it.
       try {
-        if (!invalid) validate_collectives(spec);
+        if (!invalid) validate_transfer_datatypes(spec, comm_);
+        if (!invalid) validate_collectives(spec, comm_);
       } catch (...) {
         invalid = std::current_exception();
       }
-      if (!spec.collectives().empty()) agree_on_collectives(spec, invalid != nullptr);
+      if (!spec.collectives().empty()) agree_on_collectives(spec, invalid != nullptr, comparing);
       if (invalid) std::rethrow_exception(invalid);
       op = std::make_shared<PlanOperation>(spec, comm_, impl_->id, impl_->communicators, impl_->channel.helpers);
     } catch (...) {
       refused = std::current_exception();
     }
-  }, "commit of plan " + spec.name());
+  };
+  // call(commit_here), with a report of its own if it does not finish: a rank that never joins the comparison.
+  auto state = std::make_shared<detail::CallState>();
+  const Ticket ticket = submit(
+      [&commit_here, state](ClosureContext&) {
+        if (!state->begin()) return;  // abandoned: the frame may be gone
+        detail::CallState::Finish finish{*state};
+        commit_here();
+      },
+      "commit of plan " + spec.name());
+  await_call(ticket, *state, [&]() -> std::string {
+    const int element = comparing.element.load(std::memory_order_acquire);
+    if (element < 0) return {};
+    return "commit of plan '" + spec.name() + "' did not finish within " + seconds_text(config_.wait_timeout) +
+           " (PROXY_WAIT_TIMEOUT): it waits in MPI_Allreduce, comparing its collective elements with the other "
+           "ranks of the communicator of its " + kind_name(spec.collectives()[static_cast<std::size_t>(element)].kind) +
+           " element " + std::to_string(element) + " (" +
+           detail::counted(comparing.ranks.load(std::memory_order_relaxed), "rank") +
+           "), and one of them has not committed a plan with collective elements there (every rank commits the "
+           "same such plans in the same order): ending the job";
+  });
   if (refused) std::rethrow_exception(refused);
   impl_->plans->add(op);
   return Plan(std::make_shared<Plan::Owner>(std::move(op), impl_->plans));
@@ -275,7 +330,8 @@ void ProxyThread::ready(const Ticket& ticket, int part) {
   plan->mark_ready(part, ticket.epoch);
 }
 
-void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state) const {
+void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state,
+                             const std::function<std::string()>& running) const {
   try {
     wait(ticket);
     return;
@@ -287,6 +343,8 @@ void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state) con
                              "abandoned and will not run");
     if (!state.finished()) {
       // fn runs on the proxy and may use the caller's frame: unwinding would free it under fn's feet.
+      if (const std::string report = running ? running() : std::string(); !report.empty())
+        Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": " + report, 1);
       Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": " + ticket.operation->label() +
                              " did not finish within " + seconds_text(config_.wait_timeout) +
                              " (PROXY_WAIT_TIMEOUT) and is still running on the proxy thread, perhaps in a blocking MPI "

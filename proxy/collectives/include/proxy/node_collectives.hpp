@@ -28,6 +28,7 @@
 
 #include <mpi.h>
 
+#include "proxy/memory.hpp"
 #include "proxy/operation.hpp"
 #include "proxy/reduction.hpp"
 
@@ -70,10 +71,14 @@ class NodeCollectives {
   NodeCollectives(const NodeCollectives&) = delete;
   NodeCollectives& operator=(const NodeCollectives&) = delete;
 
+  // Every start call refuses a count whose bytes no buffer can hold (more than PTRDIFF_MAX), before anything starts.
   // Every thread's recv = reduction over all threads of all ranks (built-in operations; MPI's order across
   // ranks, thread order within one). In place: send == recv or send == nullptr.
   NodeRequest allreduce(int thread, const void* send, void* recv, std::size_t count, const Reduction& reduction);
   // recv of thread root_thread on rank root_rank (significant there only) = the reduction over everything.
+  // Off the root rank the leader thread stages its team's partial result in a buffer of count elements: a count
+  // whose buffer is more than this process could allocate is refused (proxy::Error naming count and bytes) on
+  // every thread of every rank before anything starts.
   NodeRequest reduce(int thread, const void* send, void* recv, std::size_t count, const Reduction& reduction,
                      int root_rank, int root_thread);
   // buffer of thread root_thread on rank root_rank goes to every thread's buffer on every rank.
@@ -120,6 +125,9 @@ class NodeCollectives {
   std::vector<std::shared_ptr<SlotOperation>> slots_;
   std::unique_ptr<PerThread[]> threads_;
   std::vector<std::vector<char>> staging_;  // per slot: a reduce's partial result off the root rank
+  // What this process could still allocate when constructed: a reduce whose staging buffer would not fit is refused
+  // by every thread alike before it starts (read once: each thread reading /proc could decide otherwise).
+  MemoryShare memory_;
 };
 
 }  // namespace proxy

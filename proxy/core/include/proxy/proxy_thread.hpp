@@ -3,7 +3,9 @@
 //
 // Thread contract ("only one thread dispatches; any thread adds"):
 //   - One ProxyThread per process at a time (a second one while the first is alive throws proxy::Error).
-//   - Construct and destroy on the thread that owns MPI (the main thread). The constructor duplicates
+//   - Construct and destroy on the thread that owns MPI (the main thread), and destroy it once no other thread uses
+//     it: the destructor run on another thread, inside an OpenMP parallel region begun after construction, or on
+//     the proxy thread itself (a closure, a then() callback) ends the job with one line. The constructor duplicates
 //     the communicator (MPI_ERRORS_RETURN on the copy; the first one also replaces MPI_COMM_WORLD's handler,
 //     where it is still MPI's default, with one that stays fatal outside the proxy's loop: MPICH reports
 //     the loop's MPI_Testsome errors there) BEFORE the proxy thread starts; from then until the
@@ -185,8 +187,10 @@ class ProxyThread {
  private:
   struct Impl;
   void construct(MPI_Comm comm, int core);
-  // call()'s wait: on a timeout abandons the closure and rethrows, or ends the job if it is running.
-  void await_call(const Ticket& ticket, detail::CallState& state) const;
+  // call()'s wait: on a timeout abandons the closure and rethrows, or ends the job if it is running, with the
+  // line `running` returns where it returns one (what the closure waits in; commit's comparison between ranks).
+  void await_call(const Ticket& ticket, detail::CallState& state,
+                  const std::function<std::string()>& running = nullptr) const;
   Ticket start_operation(std::shared_ptr<Operation> op);  // post(), submit(), then()
   // The epoch `op` starts next, recorded as started; refused before its last epoch completed, or after a failure.
   std::uint64_t begin_epoch(Operation& op);
