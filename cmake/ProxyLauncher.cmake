@@ -42,6 +42,8 @@
 #                     the copy fails, one line and exit 1 (the job's own status when it failed). MPICH's Hydra
 #                     reports it itself (exit 255, or SIGPIPE).
 # MPICH (Hydra): no flags; it neither binds nor refuses oversubscription, and starts ranks in a new session.
+#   The wrapper runs it as a child, not exec'd, to exit 128 + the signal when interrupted (130 for Ctrl-C; Hydra
+#   exits with a status of its own), as Open MPI's path does; signals are passed on.
 # Both: a rank count (-n, -np, --np) past 2^24 is refused by the wrapper (MPICH's mpiexec reads its low 32 bits).
 # Result: PROXY_MPIEXEC (the wrapper's path) and PROXY_MPI_VENDOR (openmpi, mpich or other).
 
@@ -193,8 +195,25 @@ fi
 exit "$status"
 ]])
 else()
+  # Not exec'd: interrupted (Ctrl-C, SIGTERM, SIGHUP), Hydra ends its ranks and exits with a status of its own
+  # (MPICH 4's: the ranks' exit code, or 255); the wrapper passes the signal on and exits 128 + its number,
+  # as a shell does for an interrupted command and as Open MPI's launcher does (130 for Ctrl-C).
   set(_body [[
-exec "@MPIEXEC_EXECUTABLE@" @_preflags@ "$@"
+exec 3<&0  # an asynchronous command gets /dev/null as stdin: keep the caller's for rank 0
+"@MPIEXEC_EXECUTABLE@" @_preflags@ "$@" <&3 3<&- &
+launcher=$!
+exec 3<&-
+interrupted=0
+trap 'interrupted=2; kill -INT $launcher 2>/dev/null' INT
+trap 'interrupted=15; kill -TERM $launcher 2>/dev/null' TERM
+trap 'interrupted=1; kill -HUP $launcher 2>/dev/null' HUP
+while :; do
+  wait "$launcher"
+  status=$?
+  kill -0 "$launcher" 2>/dev/null || break  # still running: wait was cut short by a signal
+done
+[ "$interrupted" -eq 0 ] || status=$((128 + interrupted))
+exit "$status"
 ]])
 endif()
 string(CONFIGURE "${_body}" _body @ONLY)
