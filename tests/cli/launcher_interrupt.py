@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """proxy-mpiexec interrupted: a launch of a long-running program, once its ranks run, is sent SIGINT (to its
 process group, as Ctrl-C does, and to the wrapper alone), SIGTERM or SIGHUP; the wrapper exits 128 + the signal (130 for SIGINT) under both MPIs, and no rank is
-left. MPICH's Hydra, exec'd by the wrapper, exited with a status of its own (the ranks' exit code or 255).
+left. The launchers' own statuses came back before: Open MPI's 1, MPICH's Hydra (exec'd) 0, 2 or 255.
 usage: launcher_interrupt.py --mpiexec PROXY_MPIEXEC --program PATH [PROGRAM OPTIONS (--key value)...]
 Prints one line per signal; exit 1 when any failed."""
 import argparse
