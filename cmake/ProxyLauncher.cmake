@@ -15,7 +15,8 @@
 #   thread by thread, with everything else it runs (a build, other tests). Every hand-off between a
 #   rank's threads then waits behind those jobs: measured with 4 busy loops in the caller's session,
 #   RedBlack3D proxy mode took 194.5 ms per iteration instead of 1.8 ms (sync 117 vs 11 ms; MPICH 3.8 ms).
-#   The wrapper forwards INT/TERM/HUP to the launcher, which passes them on to the ranks.
+#   The wrapper forwards INT/TERM/HUP to the launcher, which passes them on to the ranks, and exits 128 + the
+#   signal (130 for Ctrl-C; Open MPI's launcher exits 1).
 #   a bounded end: Open MPI 4.1's launcher (Debian's 4.1.4 with PMIx 4) can deadlock in its own finalize
 #                     (PMIx_server_finalize waits for its progress thread, which waits for a lock) after its
 #                     ranks have ended, most often after MPI_Abort: the ranks stay unreaped and mpiexec never
@@ -42,6 +43,8 @@
 #                     the copy fails, one line and exit 1 (the job's own status when it failed). MPICH's Hydra
 #                     reports it itself (exit 255, or SIGPIPE).
 # MPICH (Hydra): no flags; it neither binds nor refuses oversubscription, and starts ranks in a new session.
+#   The wrapper runs it as a child, not exec'd, to exit 128 + the signal when interrupted (130 for Ctrl-C; Hydra
+#   exits 0, 2 or 255), as on Open MPI's path; signals are passed on.
 # Both: a rank count (-n, -np, --np) past 2^24 is refused by the wrapper (MPICH's mpiexec reads its low 32 bits).
 # Result: PROXY_MPIEXEC (the wrapper's path) and PROXY_MPI_VENDOR (openmpi, mpich or other).
 
@@ -64,6 +67,14 @@ endif()
 
 set(PROXY_MPIEXEC ${CMAKE_BINARY_DIR}/bin/proxy-mpiexec)
 string(JOIN " " _preflags ${MPIEXEC_PREFLAGS})
+# Both MPIs: an interrupted wrapper (Ctrl-C, SIGTERM, SIGHUP) passes the signal on to the launcher, which ends
+# the ranks, and exits 128 + its number (130 for Ctrl-C), as a shell reports an interrupted command; the launchers
+# exit with statuses of their own (Open MPI's 1; MPICH's Hydra 0, 2 or 255). The traps come before the launch.
+set(_interruptible [[
+interrupted=0 launcher=
+trap 'interrupted=2; [ -z "$launcher" ] || kill -INT "$launcher" 2>/dev/null' INT
+trap 'interrupted=15; [ -z "$launcher" ] || kill -TERM "$launcher" 2>/dev/null' TERM
+trap 'interrupted=1; [ -z "$launcher" ] || kill -HUP "$launcher" 2>/dev/null' HUP]])
 if(PROXY_MPI_VENDOR STREQUAL "openmpi")
   # The guard, found from the wrapper's own directory: the same relative place in the build tree and installed.
   file(RELATIVE_PATH _guard_from_bindir ${CMAKE_INSTALL_FULL_BINDIR}
@@ -92,6 +103,7 @@ else
   guard=
 fi
 exec 3<&0  # an asynchronous command gets /dev/null as stdin: keep the caller's for rank 0
+@_interruptible@
 # Open MPI's launcher drops the output it cannot write (a full disk, /dev/full, a closed standard output or
 # pipe) and exits 0 all the same: it writes to a pipe instead, which cat copies to standard output; cat's
 # failure is the wrapper's (below). Without mkfifo, it writes to standard output itself.
@@ -111,8 +123,8 @@ else
   setsid "$@" <&3 3<&- >&5 5>&- &
 fi
 launcher=$!
+[ "$interrupted" -eq 0 ] || kill -TERM "$launcher" 2>/dev/null  # a signal before the launcher was known
 exec 5>&-  # the relay's write end is the launcher's alone: cat ends when the launcher and its children do
-for signal in INT TERM HUP; do trap "kill -$signal $launcher 2>/dev/null" $signal; done
 # The watcher (see cmake/ProxyLauncher.cmake): it ends a launcher that outlives its processes, or the start
 # of its finalize once it has reaped them, by 15 s (SIGKILL) and exits with their status, or the status the
 # guard recorded; once the launcher is gone without its help, it exits with the status of its processes if
@@ -157,7 +169,7 @@ while :; do
   status=$?
   kill -0 "$launcher" 2>/dev/null || break  # still running: wait was cut short by a signal
 done
-if [ "$status" -gt 128 ]; then  # a signal: the watcher's SIGKILL (137, it has said why), or a crash
+if [ "$status" -gt 128 ] && [ "$interrupted" -eq 0 ]; then  # the watcher's SIGKILL (137, it said why), or a crash
   wait "$watcher"
   watched=$?
   recorded=
@@ -190,11 +202,25 @@ if [ -n "$relay" ]; then  # cat ends with the launcher's output; 15 s at most if
     status=1
   fi
 fi
+[ "$interrupted" -eq 0 ] || status=$((128 + interrupted))
 exit "$status"
 ]])
 else()
+  # Not exec'd, so that an interrupted wrapper exits 128 + the signal (_interruptible, above).
   set(_body [[
-exec "@MPIEXEC_EXECUTABLE@" @_preflags@ "$@"
+exec 3<&0  # an asynchronous command gets /dev/null as stdin: keep the caller's for rank 0
+@_interruptible@
+"@MPIEXEC_EXECUTABLE@" @_preflags@ "$@" <&3 3<&- &
+launcher=$!
+[ "$interrupted" -eq 0 ] || kill -TERM "$launcher" 2>/dev/null  # a signal before the launcher was known
+exec 3<&-
+while :; do
+  wait "$launcher"
+  status=$?
+  kill -0 "$launcher" 2>/dev/null || break  # still running: wait was cut short by a signal
+done
+[ "$interrupted" -eq 0 ] || status=$((128 + interrupted))
+exit "$status"
 ]])
 endif()
 string(CONFIGURE "${_body}" _body @ONLY)

@@ -3,7 +3,9 @@
  * the interior rows. --verify recomputes the whole grid serially on every rank, compares bit for bit, and
  * prints a checksum of the final grid (the XOR of every value's bits, rotated by its global index), which
  * the tests compare with the C++ heat2d's own rows (tests/c).
- *   usage: mpiexec -n 2 heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]
+ *   usage: mpiexec -n 2 heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--verbose]
+ * The drivers' vocabulary: --help, --version, --show-config (every setting with its source, from
+ * proxy_settings_show for the PROXY_* ones) and --verbose (also PROXY_VERBOSE=1: the same table first).
  * --bad-peer adds a transfer to a rank outside the communicator: the commit's one-line refusal, exit 1.
  * Every rank's command line is agreed with rank 0's before the run (agree), through two plans; a grid the node
  * cannot hold is refused before anything is allocated (check_size), as the C++ heat2d refuses it.
@@ -23,7 +25,9 @@ enum { kExitSuccess = 0, kExitRunFailure = 1, kExitUsage = 2, kExitVerificationF
 static const double kRate = 0.2; /* dt*alpha/h^2, as heat2d_problem.hpp */
 
 struct problem {
-  int nx, ny, steps, verify, bad_peer;
+  int nx, ny, steps, verify, bad_peer, verbose, show_config;
+  int given[5]; /* whether each of --nx, --ny, --iters, --verify, --bad-peer was on the command line */
+  int verbose_from_environment; /* PROXY_VERBOSE=1 */
 };
 
 /* heat2d_problem.cpp's initial values, row split and row update, operation for operation. */
@@ -50,19 +54,27 @@ static uint64_t checksum_term(double value, long long index) {
 }
 
 /* The options, as the C++ heat2d declares them (heat2d_problem.cpp), and --bad-peer: a value's name in messages
- * (NULL for a flag), whether it reads K, M, G suffixes (the sizes; --iters is a count) and its bounds (the least
- * --ny is the rank count, set by parse). --version and --help are the built-in flags, as in the C++ drivers. */
-enum { kOptionNx, kOptionNy, kOptionIters, kOptionVerify, kOptionBadPeer, kOptionCount, kValueOptions = kOptionVerify };
+ * (NULL for a flag), whether it reads K, M, G suffixes (the sizes; --iters is a count), its bounds (the least
+ * --ny is the rank count, set by parse) and its --help line. --version, --help and --show-config are the built-in
+ * flags, as in the C++ drivers. */
+enum {
+  kOptionNx, kOptionNy, kOptionIters, kOptionVerify, kOptionBadPeer, kOptionVerbose, kOptionCount,
+  kValueOptions = kOptionVerify
+};
 static const struct {
   const char* name;
   const char* value_name;
   int suffixes;
   long long least, most;
-} kOptions[kOptionCount] = {{"--nx", "NX", 1, 3, 1 << 24},
-                            {"--ny", "NY", 1, 1, 1 << 24},
-                            {"--iters", "K", 0, 1, 1 << 30},
-                            {"--verify", NULL, 0, 0, 0},
-                            {"--bad-peer", NULL, 0, 0, 0}};
+  const char* help;
+} kOptions[kOptionCount] = {
+    {"--nx", "NX", 1, 3, 1 << 24, "grid points per row, at least 3 (K suffix allowed) (default: 256)"},
+    {"--ny", "NY", 1, 1, 1 << 24, "rows, at least the number of ranks (K suffix allowed) (default: 256)"},
+    {"--iters", "K", 0, 1, 1 << 30, "time steps (default: 200)"},
+    {"--verify", NULL, 0, 0, 0,
+     "recompute the whole grid serially on every rank and compare bit for bit; exit 3 if not"},
+    {"--bad-peer", NULL, 0, 0, 0, "add a transfer to a rank outside the communicator: the commit's refusal, exit 1"},
+    {"--verbose", NULL, 0, 0, 0, "print the effective configuration first (also PROXY_VERBOSE=1)"}};
 
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
 static int is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -152,6 +164,47 @@ static int checked_integer(int k, const char* text, long long least, long long* 
   return 1;
 }
 
+/* --help in the C++ drivers' layout (apps/common/src/options.cpp): usage, Options, the PROXY_* table. */
+static void help_text(char* answer, size_t size) {
+  int used = snprintf(answer, size,
+                      "usage: heat2d-c [options]\n"
+                      "heat2d in C through <proxy/proxy.h>: the explicit 2-D heat equation, rows split over the ranks\n"
+                      "Options:\n  -h, --help           print this help and exit\n");
+  for (int k = 0; k < kOptionCount && used >= 0 && (size_t)used < size; ++k) {
+    char name[32];
+    snprintf(name, sizeof name, "%s%s%s", kOptions[k].name, kOptions[k].value_name ? " " : "",
+             kOptions[k].value_name ? kOptions[k].value_name : "");
+    used += snprintf(answer + used, size - used, "  %-19s  %s\n", name, kOptions[k].help);
+  }
+  if (used >= 0 && (size_t)used < size)
+    used += snprintf(answer + used, size - used,
+                     "  --version            print \"heat2d-c (proxy) %s\" and exit\n"
+                     "  --show-config        print every effective setting (options, PROXY_*, OMP_*) with its source "
+                     "and exit\n\n", proxy_version());
+  if (used >= 0 && (size_t)used < size) proxy_settings_help(answer + used, size - used);
+  const size_t length = strlen(answer);
+  if (length > 0 && answer[length - 1] == '\n') answer[length - 1] = '\0'; /* printed with its own newline */
+}
+
+/* --show-config's table (and --verbose's): each option with its value and source, then the PROXY_* and OMP_*
+ * settings (proxy_settings_show), as the C++ drivers print theirs. */
+static void configuration(const struct problem* p, char* answer, size_t size) {
+  const int values[kOptionCount] = {p->nx, p->ny, p->steps, p->verify, p->bad_peer, p->verbose};
+  int used = snprintf(answer, size, "heat2d-c: effective configuration (setting, value, source)\n");
+  for (int k = 0; k < kOptionCount && used >= 0 && (size_t)used < size; ++k) {
+    char value[32];
+    if (kOptions[k].value_name != NULL) snprintf(value, sizeof value, "%d", values[k]);
+    else snprintf(value, sizeof value, "%s", values[k] ? "true" : "false");
+    const char* source = k < kOptionVerbose ? (p->given[k] ? "option" : "default")
+                         : p->verbose_from_environment ? "environment (PROXY_VERBOSE)"
+                         : p->verbose ? "option" : "default";
+    used += snprintf(answer + used, size - used, "  %-20s  %-20s  %s\n", kOptions[k].name, value, source);
+  }
+  if (used >= 0 && (size_t)used < size) proxy_settings_show(answer + used, size - used);
+  const size_t length = strlen(answer);
+  if (length > 0 && answer[length - 1] == '\n') answer[length - 1] = '\0'; /* printed with its own newline */
+}
+
 /* Whether the option part of arg (its first `length` characters, before any '=') is `name`. */
 static int is_named(const char* arg, size_t length, const char* name) {
   return strlen(name) == length && strncmp(arg, name, length) == 0;
@@ -165,7 +218,8 @@ static int is_named(const char* arg, size_t length, const char* name) {
  * "--" every word is an argument. Returns -1 to run, 0 when --help or --version stopped the parse (answer holds
  * the text), kExitUsage for a bad argument (answer holds the line). Nothing is printed before every rank agrees. */
 static int parse(int argc, char** argv, int ranks, struct problem* p, char* answer, size_t size) {
-  p->nx = 256, p->ny = 256, p->steps = 200, p->verify = 0, p->bad_peer = 0;
+  memset(p, 0, sizeof *p);
+  p->nx = 256, p->ny = 256, p->steps = 200;
   int given[kOptionCount] = {0};
   const char* text[kValueOptions] = {NULL, NULL, NULL}; /* each value as given */
   int missing = -1, help = 0, version = 0, separated = 0;
@@ -186,11 +240,12 @@ static int parse(int argc, char** argv, int ranks, struct problem* p, char* answ
     int k = 0;
     while (k < kOptionCount && !is_named(arg, length, kOptions[k].name)) ++k;
     const int is_version = is_named(arg, length, "--version"), is_help = is_named(arg, length, "--help");
+    const int is_show_config = is_named(arg, length, "--show-config");
     if (k < kOptionCount && given[k]++) {
       snprintf(answer, size, "option %s given twice", kOptions[k].name);
       return kExitUsage;
     }
-    if (((k < kOptionCount && kOptions[k].value_name == NULL) || is_version) && equals != NULL) {
+    if (((k < kOptionCount && kOptions[k].value_name == NULL) || is_version || is_show_config) && equals != NULL) {
       snprintf(answer, size, "option %.*s takes no value, got '%s'", (int)length, arg, equals + 1);
       return kExitUsage;
     }
@@ -206,15 +261,18 @@ static int parse(int argc, char** argv, int ranks, struct problem* p, char* answ
       text[k] = value;
       continue;
     }
-    if (separated || (k == kOptionCount && !is_version && !is_help)) {
+    if (separated || (k == kOptionCount && !is_version && !is_help && !is_show_config)) {
       if (first_argument == NULL) first_argument = arg;
       continue;
     }
     if (is_version) version = 1;
     else if (is_help) help = 1;
+    else if (is_show_config) p->show_config = 1;
     else if (k == kOptionVerify) p->verify = 1;
-    else p->bad_peer = 1;
+    else if (k == kOptionBadPeer) p->bad_peer = 1;
+    else p->verbose = 1;
   }
+  memcpy(p->given, given, sizeof p->given);
   if (missing >= 0) {
     snprintf(answer, size, "option %s needs a value (%s)", kOptions[missing].name, kOptions[missing].value_name);
     return kExitUsage;
@@ -227,10 +285,15 @@ static int parse(int argc, char** argv, int ranks, struct problem* p, char* answ
     if (!checked_integer(k, text[k], least, &value, answer, size)) return kExitUsage;
     *targets[k] = (int)value;
   }
+  /* --verbose's environment name, 0 or 1 (the C++ drivers' check, in their words). */
+  const char* verbose = getenv("PROXY_VERBOSE");
+  if (verbose != NULL && strcmp(verbose, "0") != 0 && strcmp(verbose, "1") != 0) {
+    snprintf(answer, size, "PROXY_VERBOSE='%s' is not an integer from 0 to 1", verbose);
+    return kExitUsage;
+  }
+  if (!p->verbose && verbose != NULL && strcmp(verbose, "1") == 0) p->verbose = p->verbose_from_environment = 1;
   if (help) {
-    snprintf(answer, size,
-             "usage: heat2d-c [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]\n"
-             "--nx and --ny take K, M, G (powers of 1024); --iters is a plain integer");
+    help_text(answer, size);
     return kExitSuccess;
   }
   if (first_argument != NULL) {
@@ -242,6 +305,10 @@ static int parse(int argc, char** argv, int ranks, struct problem* p, char* answ
   }
   if (version) {
     snprintf(answer, size, "heat2d-c (proxy) %s", proxy_version());
+    return kExitSuccess;
+  }
+  if (p->show_config) {
+    configuration(p, answer, size);
     return kExitSuccess;
   }
   return -1;
@@ -276,7 +343,7 @@ enum { kStopped, kNx, kNy, kSteps, kVerify, kBadPeer, kAgreedCount };
 static void describe(const int* values, int which, char* text, size_t size) {
   static const char* const names[kAgreedCount] = {"", "--nx", "--ny", "--iters", "--verify", "--bad-peer"};
   if (values[kStopped])
-    snprintf(text, size, "--help or --version");
+    snprintf(text, size, "--help, --version or --show-config");
   else if (which == kVerify || which == kBadPeer)
     snprintf(text, size, "%s %s", names[which], values[which] ? "given" : "not given");
   else
@@ -484,7 +551,7 @@ int main(int argc, char** argv) {
   proxy_environment_rank(env, &rank);
   proxy_environment_size(env, &size);
   struct problem problem;
-  char answer[1024] = "";
+  char answer[8192] = "";
   int status = parse(argc, argv, size, &problem, answer, sizeof answer);
   proxy_placement* placement = NULL;
   proxy_thread* proxy = NULL;
@@ -495,6 +562,10 @@ int main(int argc, char** argv) {
   } else {
     status = agree(proxy, rank, size, status, &problem, answer);
     if (status < 0) status = check_size(proxy, env, &problem, rank, size);
+    if (status < 0 && problem.verbose && rank == 0) { /* --verbose: the effective configuration first */
+      configuration(&problem, answer, sizeof answer);
+      printf("%s\n", answer);
+    }
     if (status < 0) status = run(placement, proxy, &problem, rank, size);
   }
   proxy_thread_free(proxy);

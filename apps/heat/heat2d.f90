@@ -2,7 +2,9 @@
 ! rows split over the ranks, the halo rows moved by a plan per buffer while OpenMP threads update the
 ! interior rows. --verify recomputes the whole grid serially on every rank, compares bit for bit, and prints
 ! the checksum heat2d-c prints (tests/c compare it with the C++ heat2d's rows).
-!   usage: mpiexec -n 2 heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer]
+!   usage: mpiexec -n 2 heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--verbose]
+! The drivers' vocabulary: --help, --version, --show-config (every setting with its source, from
+! proxy_settings_show for the PROXY_* ones) and --verbose (also PROXY_VERBOSE=1: the same table first).
 ! --bad-peer adds a transfer to a rank outside the communicator: the commit's one-line refusal, exit 1.
 ! Every rank's command line is agreed with rank 0's before the run (agree), through two plans; a grid the node
 ! cannot hold is refused before anything is allocated (check_size), as the C++ heat2d refuses it.
@@ -88,7 +90,8 @@ program heat2d
   real(real64), asynchronous :: difference(1), max_difference(1)     ! plan buffers are arrays
   integer(int64), asynchronous :: checksum(1), global_checksum(1)
   integer :: nx = 256, ny = 256, steps = 200, rank, size, rows, first, up, down, b, r, x, y, step, last, status, outcome
-  logical :: verify_requested = .false., bad_peer = .false.
+  logical :: verify_requested = .false., bad_peer = .false., verbose = .false., show_config = .false.
+  logical :: given_option(6) = .false., verbose_from_environment = .false.
   character(:), allocatable :: where, strategy, answer
   character(16) :: name, hex
 
@@ -103,6 +106,7 @@ program heat2d
   call check(proxy_environment_bind_openmp_threads(env, placement))
   outcome = agree(outcome)
   if (outcome < 0) outcome = check_size()
+  if (outcome < 0 .and. verbose .and. rank == 0) call say(configuration())  ! --verbose: the configuration first
   if (outcome >= 0) then  ! --help, --version, a usage error or a grid too big: its exit status
     call check(proxy_thread_free(thread))
     call check(proxy_placement_free(placement))
@@ -363,7 +367,7 @@ contains
     character(64) :: text
     character(*), parameter :: names(6) = [character(10) :: '', '--nx', '--ny', '--iters', '--verify', '--bad-peer']
     if (values(1) == 1) then
-      text = '--help or --version'
+      text = '--help, --version or --show-config'
     else if (which >= 5) then
       text = trim(names(which)) // merge(' given    ', ' not given', values(which) == 1)
     else
@@ -383,14 +387,16 @@ contains
     ! The options as the C++ heat2d declares them (heat2d_problem.cpp), and --bad-peer; the first three take a
     ! value (the sizes --nx and --ny with K, M, G suffixes, the count --iters without), --version and --help are
     ! the built-in flags.
-    character(*), parameter :: names(7) = [character(10) :: '--nx', '--ny', '--iters', '--verify', '--bad-peer', &
-                                           '--version', '--help']
+    character(*), parameter :: names(9) = [character(13) :: '--nx', '--ny', '--iters', '--verify', '--bad-peer', &
+                                           '--verbose', '--version', '--help', '--show-config']
     character(*), parameter :: value_names(3) = [character(2) :: 'NX', 'NY', 'K']
     logical, parameter :: suffixes(3) = [.true., .true., .false.]
     integer(int64), parameter :: most(3) = [2_int64**24, 2_int64**24, 2_int64**30]
     character(:), allocatable :: arg, option, text
     integer :: i, k, equals, missing, first_argument, at(3), from(3)
-    logical :: given(5), help, version, separated
+    logical :: given(6), help, version, separated
+    character(:), allocatable :: verbose_variable
+    integer :: length, verbose_status
     integer(int64) :: least(3), value
     given = .false.
     help = .false.
@@ -418,18 +424,18 @@ contains
       option = arg
       if (equals > 0) option = arg(:equals - 1)
       k = 1
-      do while (k <= 7)
+      do while (k <= 9)
         if (same(trim(names(k)), option)) exit
         k = k + 1
       end do
-      if (k <= 5) then
+      if (k <= 6) then
         if (given(k)) then
           answer = 'option ' // trim(names(k)) // ' given twice'
           return
         end if
         given(k) = .true.
       end if
-      if (k >= 4 .and. k <= 6 .and. equals > 0) then
+      if (k >= 4 .and. k /= 8 .and. k <= 9 .and. equals > 0) then
         answer = 'option ' // trim(names(k)) // " takes no value, got '" // arg(equals + 1:) // "'"
         return
       end if
@@ -450,7 +456,7 @@ contains
         end if
         cycle
       end if
-      if (separated .or. k > 7) then
+      if (separated .or. k > 9) then
         if (first_argument == 0) first_argument = i
         cycle
       end if
@@ -460,9 +466,13 @@ contains
       case (5)
         bad_peer = .true.
       case (6)
-        version = .true.
+        verbose = .true.
       case (7)
+        version = .true.
+      case (8)
         help = .true.
+      case (9)
+        show_config = .true.
       end select
     end do
     if (missing > 0) then
@@ -483,9 +493,23 @@ contains
         steps = int(value)
       end select
     end do
+    given_option = given
+    ! --verbose's environment name, 0 or 1 (the C++ drivers' check, in their words).
+    call get_environment_variable('PROXY_VERBOSE', length=length, status=verbose_status)
+    if (verbose_status == 0) then
+      allocate(character(length) :: verbose_variable)
+      call get_environment_variable('PROXY_VERBOSE', verbose_variable)
+      if (.not. (same(verbose_variable, '0') .or. same(verbose_variable, '1'))) then
+        answer = "PROXY_VERBOSE='" // verbose_variable // "' is not an integer from 0 to 1"
+        return
+      end if
+      if (.not. verbose .and. same(verbose_variable, '1')) then
+        verbose = .true.
+        verbose_from_environment = .true.
+      end if
+    end if
     if (help) then
-      answer = 'usage: heat2d-fortran [--nx 256] [--ny 256] [--iters 200] [--verify] [--bad-peer] [--version]' // &
-               new_line('a') // '--nx and --ny take K, M, G (powers of 1024); --iters is a plain integer'
+      answer = help_text()
       outcome = exit_success
       return
     end if
@@ -505,7 +529,92 @@ contains
       outcome = exit_success
       return
     end if
+    if (show_config) then
+      answer = configuration()
+      outcome = exit_success
+      return
+    end if
     outcome = -1
+  end function
+
+  ! --help in the C++ drivers' layout (apps/common/src/options.cpp): usage, Options, the PROXY_* table.
+  function help_text() result(text)
+    character(:), allocatable :: text, table
+    character, parameter :: nl = new_line('a')
+    integer :: call_status
+    call_status = proxy_settings_help(table)
+    text = 'usage: heat2d-fortran [options]' // nl // &
+           'heat2d in Fortran through `use proxy`: the explicit 2-D heat equation, rows split over the ranks' // nl // &
+           'Options:' // nl // &
+           '  -h, --help           print this help and exit' // nl // &
+           '  --nx NX              grid points per row, at least 3 (K suffix allowed) (default: 256)' // nl // &
+           '  --ny NY              rows, at least the number of ranks (K suffix allowed) (default: 256)' // nl // &
+           '  --iters K            time steps (default: 200)' // nl // &
+           '  --verify             recompute the whole grid serially on every rank and compare bit for bit; ' // &
+           'exit 3 if not' // nl // &
+           "  --bad-peer           add a transfer to a rank outside the communicator: the commit's refusal, " // &
+           'exit 1' // nl // &
+           '  --verbose            print the effective configuration first (also PROXY_VERBOSE=1)' // nl // &
+           '  --version            print "heat2d-fortran (proxy) ' // proxy_version() // '" and exit' // nl // &
+           '  --show-config        print every effective setting (options, PROXY_*, OMP_*) with its source ' // &
+           'and exit' // nl // nl // table
+    if (len(text) > 0) then
+      if (text(len(text):) == nl) text = text(:len(text) - 1)  ! written with its own newline
+    end if
+  end function
+
+  ! --show-config's table (and --verbose's): each option with its value and source, then the PROXY_* and OMP_*
+  ! settings (proxy_settings_show), as the C++ drivers print theirs.
+  function configuration() result(text)
+    character(:), allocatable :: text, table
+    character, parameter :: nl = new_line('a')
+    integer :: call_status
+    call_status = proxy_settings_show(table)
+    text = 'heat2d-fortran: effective configuration (setting, value, source)' // nl // &
+           setting_row('--nx', decimal_text(nx), source(1)) // setting_row('--ny', decimal_text(ny), source(2)) // &
+           setting_row('--iters', decimal_text(steps), source(3)) // &
+           setting_row('--verify', flag_text(verify_requested), source(4)) // &
+           setting_row('--bad-peer', flag_text(bad_peer), source(5))
+    if (verbose_from_environment) then
+      text = text // setting_row('--verbose', 'true', 'environment (PROXY_VERBOSE)')
+    else
+      text = text // setting_row('--verbose', flag_text(verbose), source(6))
+    end if
+    text = text // table
+    if (len(text) > 0) then
+      if (text(len(text):) == nl) text = text(:len(text) - 1)  ! written with its own newline
+    end if
+  end function
+
+  ! The source of option k's value in --show-config: "option" when it was on the command line, else "default".
+  function source(k) result(word)
+    integer, intent(in) :: k
+    character(:), allocatable :: word
+    word = trim(merge('option ', 'default', given_option(k)))
+  end function
+
+  ! One line of --show-config's table, "  SETTING  VALUE  SOURCE", its columns as heat2d-c's.
+  function setting_row(setting, value, from) result(text)
+    character(*), intent(in) :: setting, value, from
+    character(:), allocatable :: text
+    character(20) :: setting_column, value_column
+    setting_column = setting
+    value_column = value
+    text = '  ' // setting_column // '  ' // value_column // '  ' // from // new_line('a')
+  end function
+
+  function decimal_text(value) result(word)
+    integer, intent(in) :: value
+    character(:), allocatable :: word
+    character(16) :: buffer
+    write(buffer, '(i0)') value
+    word = trim(buffer)
+  end function
+
+  function flag_text(value) result(word)
+    logical, intent(in) :: value
+    character(:), allocatable :: word
+    word = trim(merge('true ', 'false', value))
   end function
 
   ! integer_in_range in options.cpp: an option's value read by read_integer and within [least, most], else answer

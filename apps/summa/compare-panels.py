@@ -71,12 +71,12 @@ def check_options(args):
     Launches nothing (ldd for the driver's MPI under srun, sinfo outside an allocation); matplotlib for --plot
     is looked for by main, as it may run the tool again under the system Python."""
     args.size = cli.size(args.size, "--size")
-    args.panels = cli.unique(cli.size(p, "--panels") for p in cli.split_list(args.panels, "--panels"))
+    args.panels = cli.unique(cli.size(p, "--panels", maximum=1 << 30)  # summa --panel's bound
+                             for p in cli.split_list(args.panels, "--panels"))
     for name, maximum in (("single_tier_ranks", cli.MAX_RANKS), ("multi_tier_ranks", cli.MAX_RANKS),
                           ("reps", cli.MAX_REPS), ("timeout", cli.MAX_SECONDS)):
         setattr(args, name, cli.positive_int(getattr(args, name), "--" + name.replace("_", "-"), maximum))
-    args.threads = (0 if str(args.threads).strip() == "0"
-                    else cli.positive_int(args.threads, "--threads", cli.MAX_THREADS))
+    args.threads = cli.integer(args.threads, "--threads", 0, cli.MAX_THREADS)
     args.output_format = cli.record_format(args.output) if args.output else None
     if args.plot:
         cli.check_image_output(args.plot)

@@ -20,9 +20,9 @@ EXIT_VERIFICATION = 3   # a result failed its verification
 EXIT_INTERRUPTED = 130  # Ctrl-C / SIGTERM (finished work is kept)
 
 _ROOT = Path(__file__).resolve().parents[2]
-# A size's unit as the drivers read it (read_integer in apps/common/src/options.cpp): b, or k, m, g, t, p, e
-# alone or followed by b, i or ib ("4K", "8 kib", "1GB"), any case; powers of 1024.
-_SIZE = re.compile(r"[ \t]*\+?([0-9]+)[ \t]*(?:(b)|([kmgtpe])(?:i?b|i)?)?[ \t]*", re.IGNORECASE)
+# An integer as the drivers read one (read_integer in apps/common/src/options.cpp): a sign, digits and, in a size,
+# a unit b, or k, m, g, t, p, e alone or followed by b, i or ib ("4K", "8 kib", "1GB"), any case; powers of 1024.
+_INTEGER = re.compile(r"[ \t]*([+-]?[0-9]+)[ \t]*((b)|([kmgtpe])(?:i?b|i)?)?[ \t]*", re.IGNORECASE)
 _POWERS = "kmgtpe"
 
 
@@ -103,6 +103,13 @@ class Parser(argparse.ArgumentParser):
         names = [word.split("=", 1)[0] for word in argv[:argv.index("--") if "--" in argv else len(argv)]]
         seen = set()
         for name in names:
+            # A short flag other than -h, grouped ones too ("-hv"): a typo of a long option, refused as the drivers
+            # refuse it (argparse said "argument -h/--help: ignored explicit argument 'v'", "unrecognized
+            # arguments: -x"). A negative number, or a word with a space (argparse takes it as a value), is left
+            # to the checks.
+            if (len(name) > 1 and name[0] == "-" and name[1] != "-" and not name[1].isdigit() and " " not in name
+                    and name not in self._option_string_actions):
+                self.error(f"unexpected argument '{name}' (options start with --; see --help)")
             if name.startswith("--") and len(name) > 2 and name not in self._option_string_actions:
                 self.error(f"unknown option '{name}' (see --help)")
             # A word that starts with -- is an option here: argparse takes no such word as a value after a space.
@@ -112,7 +119,9 @@ class Parser(argparse.ArgumentParser):
             if action.dest in seen:
                 self.error(f"option {self._canonical_name(action.dest)} given twice")
             seen.add(action.dest)
-        result = super().parse_args(argv, namespace)
+        result, extras = super().parse_known_args(argv, namespace)
+        if extras:  # in the drivers' words (argparse: "unrecognized arguments: a b")
+            self.error(f"unexpected argument '{extras[0]}' (options start with --; see --help)")
         given = set(names)
         for action in self._actions:
             value = getattr(result, action.dest, None)
@@ -206,20 +215,6 @@ def unique(values):
     return result
 
 
-def size(text, name, minimum=1):
-    """An integer size as the drivers read one (their `.suffixes()` options, `summa --size 4G`): decimal, with
-    an optional unit b, K, M, G, T, P or E (powers of 1024; also KB, KiB, KIB, any case): '1K' -> 1024. The
-    one reading of a size in the tools, so that every tool takes what the drivers take."""
-    match = _SIZE.fullmatch(str(text))
-    if not match:
-        raise UsageError(f"{name}: '{text}' is not a size (an integer, optionally with K, M or G)")
-    power = match.group(3)
-    value = int(match.group(1)) * (1024 ** (_POWERS.index(power.lower()) + 1) if power else 1)
-    if value < minimum:
-        raise UsageError(f"{name}: '{text}' is below the minimum {minimum}")
-    return value
-
-
 # Bounds of the tools' counts where the drivers' and the runtime's have one: a timeout as PROXY_WAIT_TIMEOUT's
 # (beyond ~9.2e9 s Python's clocks overflow: "timestamp too large"), repetitions as summa's --reps.
 MAX_SECONDS = 1_000_000
@@ -230,15 +225,40 @@ MAX_REPS = 1_000_000
 MAX_RANKS = 1 << 24
 # Compute threads per rank, as the drivers' --threads (0 to 4096).
 MAX_THREADS = 4096
+# A size where no driver's bound applies: summa's matrix orders (--size, --m, --n, --k).
+MAX_SIZE = 1 << 62
+_LONG_LONG = (1 << 63) - 1
 
 
-def positive_int(text, name, maximum=None):
-    """A positive integer (no suffix), at most `maximum` if given: iterations, repetitions, ranks, threads."""
-    if not re.fullmatch(r"[0-9]+", str(text).strip()) or int(text) < 1:
-        raise UsageError(f"{name}: '{text}' is not a positive integer")
-    if maximum is not None and int(text) > maximum:
-        raise UsageError(f"{name}: '{text}' is above its maximum {maximum}")
-    return int(text)
+def integer(text, name, minimum, maximum, suffixes=False):
+    """An integer option read and checked as the drivers read and check theirs (integer_in_range in
+    apps/common/src/options.cpp) and refused in their words, one wording across the project: decimal with an
+    optional sign and blanks ("010" is 10, "0x10" is no integer) and, where `suffixes` (a size), a unit b, K,
+    M, G, T, P or E (powers of 1024; also KB, KiB, any case): '1K' -> 1024. "--reps: expected an integer, got
+    'x'" ("expected an integer (suffixes K, M, G allowed), got 'x'" for a size), "--reps: Value 0 not in range 1
+    to 1000000", "--size: Value 0 not in range 1 to 4611686018427387904 (given as '0K')"."""
+    match = _INTEGER.fullmatch(str(text))
+    if not match or (match.group(2) and not suffixes):
+        allowed = " (suffixes K, M, G allowed)" if suffixes else ""
+        raise UsageError(f"{name}: expected an integer{allowed}, got '{text}'")
+    power = match.group(4)
+    value = int(match.group(1)) * (1024 ** (_POWERS.index(power.lower()) + 1) if power else 1)
+    if not minimum <= value <= maximum:
+        decimal = str(text) if abs(value) > _LONG_LONG else str(value)  # as the drivers: a long long, else the text
+        given = "" if decimal == str(text) else f" (given as '{text}')"
+        raise UsageError(f"{name}: Value {decimal} not in range {minimum} to {maximum}{given}")
+    return value
+
+
+def size(text, name, minimum=1, maximum=MAX_SIZE):
+    """A size as the drivers read one (their `.suffixes()` options, `summa --size 4G`): integer() with units,
+    the one reading of a size in the tools, so that every tool takes what the drivers take."""
+    return integer(text, name, minimum, maximum, suffixes=True)
+
+
+def positive_int(text, name, maximum):
+    """A count (no unit) from 1 to `maximum`: iterations, repetitions, ranks, threads, seconds."""
+    return integer(text, name, 1, maximum)
 
 
 def path_kind(path, what):

@@ -78,7 +78,7 @@ def add_run_options(parser, cell, output_help):
 
 def grid(text):
     """--n as the drivers take it: 'N' or 'NX,NY,NZ', each a size with an optional K/M/G suffix."""
-    sizes = [str(cli.size(v, "--n")) for v in cli.split_list(text, "--n")]
+    sizes = [str(cli.size(v, "--n", maximum=1 << 20)) for v in cli.split_list(text, "--n")]  # the drivers' bound
     if len(sizes) not in (1, 3):
         raise UsageError(f"--n: expected N or NX,NY,NZ, got '{','.join(sizes)}'")
     return ",".join(sizes)

@@ -36,7 +36,9 @@ RUN = {
         ("mpi 2", ["{bin}/cg3d", "--tol", "0"], {}, 2),
     "compare: error: --modes: unknown mode 'bogus' (expected sync, async, mt, proxy)":
         ("serial", ["{source}/apps/cg3d/compare", "--modes", "bogus"], {}, 2),
-    "compare: error: --reps: '0' is not a positive integer":
+    "redblack3d: error: unexpected argument '-hv' (options start with --; see --help)":
+        ("mpi 2", ["{bin}/redblack3d", "-hv"], {}, 2),
+    "compare: error: --reps: Value 0 not in range 1 to 1000000":
         ("serial", ["{source}/apps/redblack3d/compare", "--reps", "0", "--show-config"], {}, 2),
     "heat2d-c: error: option --nx given twice":
         ("mpi 1", ["{bin}/heat2d-c", "--nx", "8", "--nx", "9"], {}, 2),

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The one command-line vocabulary, every program and every script (README "Command-line conventions"):
 `--help` and `--version` exit 0, the version line is "NAME (proxy) X.Y.Z", `--bogus-flag` exits 2 with one
-line "NAME: error: unknown option '--bogus-flag' ...", and `--show-config` (where a program honours
-settings) exits 0 with "NAME: effective configuration (setting, value, source)" and the PROXY_* rows. --help on
+line "NAME: error: unknown option '--bogus-flag' ...", a grouped or unknown short flag (`-hv`, `-x`) with one line
+"NAME: error: unexpected argument '-hv' (options start with --; see --help)", and `--show-config` (where a program
+honours settings) exits 0 with "NAME: effective configuration (setting, value, source)" and the PROXY_* rows. --help on
 a standard output that cannot be written (/dev/full) exits 1 with one line "NAME: error: cannot write to
 standard output[: REASON]". A C++
 program refuses PROXY_VERBOSE=yes (0 or 1, --verbose's environment name) with exit 2 and one line naming it.
@@ -19,7 +20,7 @@ import sys
 from pathlib import Path
 
 # Built programs (build/bin/FILE): FILE -> (the name they answer with, has --show-config). A C++ program's
-# --show-config lists every PROXY_* variable of apps/common/src/environment_variables.cpp.
+# --show-config lists every PROXY_* variable of proxy/core/src/environment_variables.cpp.
 BUILT = {
     "redblack3d": ("redblack3d", True),
     "summa": ("summa", True),
@@ -39,8 +40,8 @@ BUILT = {
     "bench_mpi_collectives": ("bench_mpi_collectives", True),
     "bench_node_allreduce": ("bench_node_allreduce", True),
     "proxy-mpiexec": ("proxy-mpiexec", False),  # written by cmake/ProxyLauncher.cmake, not a target
-    "heat2d-c": ("heat2d-c", False),  # the C API's example: --help, --version and its usage line only
-    "heat2d-fortran": ("heat2d-fortran", False),  # the Fortran module's example, likewise
+    "heat2d-c": ("heat2d-c", True),  # the C API's example (proxy_settings_show for its PROXY_* rows)
+    "heat2d-fortran": ("heat2d-fortran", True),  # the Fortran module's example, likewise
 }
 # Entries of BUILT that a build may lack, and why.
 BUILT_WHEN_FOUND = {"heat2d-fortran": "built only when CMake finds a Fortran compiler"}
@@ -67,6 +68,8 @@ SCRIPT_ARGUMENTS = {
     "apps/summa/compare-panels.py": ["--driver", "BIN/summa"],
     "bench/cluster-study": ["--build", "BIN/..", "--parts", "redblack3d,summa"],  # the parts every build has
 }
+# Scripts whose --show-config runs a program of the build (from PROXY_BIN_DIR, set to BIN) to check its options.
+NEEDS_PROGRAM = {"bench/overlap/run-overlap": "overlap"}
 # Executable files that are no command of their own, and why.
 NOT_COMMANDS = {
     "apps/sweeps/thesis-pairing.sbatch": "a Slurm batch job (sbatch apps/sweeps/thesis-pairing.sbatch); its "
@@ -164,6 +167,14 @@ def check_command(checks, label, command, name, version, show_config):
         pattern = rf"{re.escape(name)}: error: unknown option '--bogus-flag'( \(.*\))?"
         checks.expect(status == 2 and len(lines) == 1 and re.fullmatch(pattern, lines[0]) and out == "",
                       f"{label} --bogus-flag exits 2 with one line naming it", describe(status, out, err))
+        # Grouped short flags, and a short flag other than -h: refused alike in every program and tool (CLI11 took
+        # "-hv" as -h -v and printed the help; argparse said "ignored explicit argument 'v'").
+        for word in ("-hv", "-vh", "-x"):
+            status, out, err = run(command + [word])
+            lines = [line for line in err.splitlines() if line.strip()]
+            expected = f"{name}: error: unexpected argument '{word}' (options start with --; see --help)"
+            checks.expect(status == 2 and lines == [expected] and out == "",
+                          f"{label} {word} exits 2 with '{expected}'", describe(status, out, err))
 
     # Text that cannot be written (here /dev/full) is a failure with one line, never exit 0 with it lost. (--help:
     # every program's texts go through the same exit check; tests/app_faults runs each driver on /dev/full.)
@@ -224,8 +235,9 @@ def main():
     parser.add_argument("--version", required=True, help="the project version")
     args = parser.parse_args()
     os.environ.update(PROXY_WAIT_POLICY="block", OMP_WAIT_POLICY="passive", OMP_NUM_THREADS="1", PROXY_SETUP_JOBS="1")
+    os.environ["PROXY_BIN_DIR"] = str(args.bin)  # the tools' default programs: this build's (run-overlap's overlap)
     proxy_variables = ["PROXY_WAIT_POLICY"] + sorted(set(re.findall(
-        r'\{"(PROXY_[A-Z_]+)"', (args.source / "apps/common/src/environment_variables.cpp").read_text())))
+        r'\{"(PROXY_[A-Z_]+)"', (args.source / "proxy/core/src/environment_variables.cpp").read_text())))
     checks = Checks()
 
     built = executables_of_build(args.executables)["program"] | {"proxy-mpiexec"}
@@ -247,6 +259,9 @@ def main():
             check_command(checks, file, [str(path)], name, args.version, proxy_variables if show_config else None)
     for script in sorted(scripts & set(SCRIPTS)):
         name, variable = SCRIPTS[script]
+        if script in NEEDS_PROGRAM and not os.access(args.bin / NEEDS_PROGRAM[script], os.X_OK):
+            print(f"skip    {script} --show-config: {NEEDS_PROGRAM[script]} is not built (it checks its options)")
+            variable = None
         arguments = [word.replace("BIN", str(args.bin)) for word in SCRIPT_ARGUMENTS.get(script, [])]
         check_command(checks, script, [str(args.source / script), *arguments], name, args.version,
                       None if variable is None else [variable])

@@ -124,9 +124,9 @@ class TestClusterStudy(unittest.TestCase):
     def test_bad_input(self):
         """One line naming the bad value, exit 2."""
         for args, message in ((["--emulate", "2x"], "cluster-study: error: --emulate '2x' is not NODESxCORES"),
-                              (["--cores", "0"], "cluster-study: error: --cores: '0' is not a positive integer"),
+                              (["--cores", "0"], "cluster-study: error: --cores: Value 0 not in range 1 to 4096"),
                               (["--reps", "1000001"],
-                               "cluster-study: error: --reps: '1000001' is above its maximum 1000000"),
+                               "cluster-study: error: --reps: Value 1000001 not in range 1 to 1000000"),
                               # A folder it cannot create (sysfs; a traceback, before).
                               (["--out", "/sys/proxy-study"], "cluster-study: error: --out '/sys/proxy-study': cannot "
                                                               "create a file in '/sys': "),

@@ -201,7 +201,7 @@ class TestEmulatedCluster(unittest.TestCase):
         """One line naming the bad value, exit 2, nothing created."""
         cores = len(os.sched_getaffinity(0))
         cases = [
-            (["--nodes", "0", "--", "true"], "emulated-cluster: error: --nodes '0' is not an integer from 1 to 250"),
+            (["--nodes", "0", "--", "true"], "emulated-cluster: error: --nodes: Value 0 not in range 1 to 250"),
             (["--mpi", "lam", "--", "true"], "emulated-cluster: error: --mpi 'lam' is not mpich or openmpi"),
             (["--nodes", str(cores + 1), "--cores-per-node", "1", "--", "true"],
              f"emulated-cluster: error: --nodes {cores + 1} x --cores-per-node 1 needs {cores + 1} cores"),
@@ -209,16 +209,15 @@ class TestEmulatedCluster(unittest.TestCase):
             # Numbers bash cannot hold: "integer expression expected" and no limit (--timeout), or a product
             # that wraps and passes the core check (--cores-per-node).
             (["--timeout", "99999999999999999999", "--", "true"],
-             "emulated-cluster: error: --timeout '99999999999999999999' is not a whole number of seconds from 0 to "
-             "1000000"),
+             "emulated-cluster: error: --timeout: Value 99999999999999999999 not in range 0 to 1000000"),
             (["--timeout", "1000001", "--", "true"],
-             "emulated-cluster: error: --timeout '1000001' is not a whole number of seconds from 0 to 1000000"),
+             "emulated-cluster: error: --timeout: Value 1000001 not in range 0 to 1000000"),
             (["--nodes", "99999999999999999999", "--", "true"],
-             "emulated-cluster: error: --nodes '99999999999999999999' is not an integer from 1 to 250"),
+             "emulated-cluster: error: --nodes: Value 99999999999999999999 not in range 1 to 250"),
             (["--nodes", "2", "--cores-per-node", "4611686018427387904", "--", "true"],
-             "emulated-cluster: error: --cores-per-node '4611686018427387904' is not a positive integer"),
+             "emulated-cluster: error: --cores-per-node: Value 4611686018427387904 not in range 1 to 1048576"),
             (["--ranks-per-node", "1025", "--", "true"],
-             "emulated-cluster: error: --ranks-per-node '1025' is not an integer from 1 to 1024"),
+             "emulated-cluster: error: --ranks-per-node: Value 1025 not in range 1 to 1024"),
         ]
         for args, message in cases:
             _, err = self.cluster(*args, expect=2)

@@ -136,7 +136,7 @@ class TestSlurm(unittest.TestCase):
                 self.assertEqual([e["status"] for e in entries], ["failed"] * 4)
                 self.assertIn("redblack3d: error:", entries[0]["failure"])
             else:
-                self.assertIn("sweep: error: --reps: '0' is not a positive integer", output)
+                self.assertIn("sweep: error: --reps: Value 0 not in range 1 to 1000000", output)
 
     def test_compare_builds_each_modes_geometry(self):
         """compare inside `salloc -n 2`: sync/async on 2 tasks x 1 CPU, mt/proxy on 1 task x 2 CPUs, each

@@ -15,6 +15,11 @@ from support import (BIN, CG3D, CG3D_COMPARE, CLUSTER_STUDY, COMPARE, COMPARE_PA
                      processes_mentioning, run, wait_for)
 from toolkit import cli  # noqa: E402  (support put apps/ on the path)
 
+def cli_name(tool):
+    """The name a tool says in its lines: compare-panels for compare-panels.py."""
+    return tool.name.removesuffix(".py")
+
+
 VERSION = next(line for line in (ROOT / "CMakeLists.txt").read_text().splitlines()
                if line.startswith("project(proxy VERSION")).split()[2]
 
@@ -49,13 +54,13 @@ class TestTools(unittest.TestCase):
                   f"compare-panels: error: --plot '{self.dir / 'x.jpg'}': the name must end in .png, .svg or .pdf"),
                  ([PLOT, "--summary", self.dir, "--format", "png", "jpg"],
                   "plot: error: --format: unknown format 'jpg' (expected png, svg, pdf)"),
-                 ([COMPARE, "--reps=0"], "compare: error: --reps: '0' is not a positive integer"),
-                 ([COMPARE, "--reps=1000001"], "compare: error: --reps: '1000001' is above its maximum 1000000"),
+                 ([COMPARE, "--reps=0"], "compare: error: --reps: Value 0 not in range 1 to 1000000"),
+                 ([COMPARE, "--reps=1000001"], "compare: error: --reps: Value 1000001 not in range 1 to 1000000"),
                  # Beyond ~9.2e9 s, Python's clocks overflow ("unexpected OverflowError", exit 1, before).
                  ([COMPARE, "--timeout", "99999999999999"],
-                  "compare: error: --timeout: '99999999999999' is above its maximum 1000000"),
+                  "compare: error: --timeout: Value 99999999999999 not in range 1 to 1000000"),
                  ([COMPARE_PANELS, "--timeout", "1000001"],
-                  "compare-panels: error: --timeout: '1000001' is above its maximum 1000000"),
+                  "compare-panels: error: --timeout: Value 1000001 not in range 1 to 1000000"),
                  # A pipe, and a folder where creating is refused although os.access allows it (root in
                  # sysfs): refused before the runs (the pipe held the records' write for ever, after them).
                  ([COMPARE, "--output", self.pipe],
@@ -66,31 +71,33 @@ class TestTools(unittest.TestCase):
                  ([PLOT, "--summary", self.dir, "--out", " "], "plot: error: --out is empty"),
                  ([COMPARE, "--modes", "sync,fast"], "compare: error: --modes: unknown mode 'fast' (expected sync, "
                                                      "async, mt, proxy)"),
-                 ([COMPARE_PANELS, "--size", "2X"], "compare-panels: error: --size: '2X' is not a size (an integer, "
-                                                    "optionally with K, M or G)"),
-                 ([RUN_OVERLAP, "--ranks=x", "/bin/true"], "run-overlap: error: rank count 'x' is not an integer from 1 to 16777216"),
+                 ([COMPARE_PANELS, "--size", "2X"], "compare-panels: error: --size: expected an integer (suffixes K, "
+                                                    "M, G allowed), got '2X'"),
+                 ([RUN_OVERLAP, "--ranks=x", "/bin/true"], "run-overlap: error: --ranks: expected an integer, got 'x'"),
                  # Rank, node, core and thread counts past their maximum: refused before any launch. MPICH's
                  # mpiexec read -n 99999999999 as its low 32 bits (1215752191) and its process manager filled the
                  # host's memory; a count past 2^63 ran one rank, exit 0.
                  ([RUN_OVERLAP, "--ranks=99999999999999999999", "/bin/true"],
-                  "run-overlap: error: rank count '99999999999999999999' is not an integer from 1 to 16777216"),
+                  "run-overlap: error: --ranks: Value 99999999999999999999 not in range 1 to 16777216"),
                  ([RUN_OVERLAP, "-n", "16777217", "/bin/true"],
-                  "run-overlap: error: rank count '16777217' is not an integer from 1 to 16777216"),
+                  "run-overlap: error: --ranks: Value 16777217 not in range 1 to 16777216"),
                  ([COMPARE_PANELS, "--single-tier-ranks", "99999999999"],
-                  "compare-panels: error: --single-tier-ranks: '99999999999' is above its maximum 16777216"),
+                  "compare-panels: error: --single-tier-ranks: Value 99999999999 not in range 1 to 16777216"),
                  ([COMPARE_PANELS, "--multi-tier-ranks", "16777217"],
-                  "compare-panels: error: --multi-tier-ranks: '16777217' is above its maximum 16777216"),
-                 ([COMPARE_PANELS, "--threads", "4097"], "compare-panels: error: --threads: '4097' is above its maximum 4096"),
-                 ([COMPARE, "--cores", "4097"], "compare: error: --cores: '4097' is above its maximum 4096"),
-                 ([COMPARE, "--nodes", "16777217"], "compare: error: --nodes: '16777217' is above its maximum 16777216"),
+                  "compare-panels: error: --multi-tier-ranks: Value 16777217 not in range 1 to 16777216"),
+                 ([COMPARE_PANELS, "--threads", "4097"],
+                  "compare-panels: error: --threads: Value 4097 not in range 0 to 4096"),
+                 ([COMPARE, "--cores", "4097"], "compare: error: --cores: Value 4097 not in range 1 to 4096"),
+                 ([COMPARE, "--nodes", "16777217"],
+                  "compare: error: --nodes: Value 16777217 not in range 1 to 16777216"),
                  # cluster-study's counts read as every tool's (argparse's int took "1_0" as 10 and "+3"); a build
                  # folder that is not there stops it if they pass.
                  ([CLUSTER_STUDY, "--reps", "1_0", "--build", self.dir / "none"],
-                  "cluster-study: error: --reps: '1_0' is not a positive integer"),
+                  "cluster-study: error: --reps: expected an integer, got '1_0'"),
                  ([CLUSTER_STUDY, "--cores", "2K", "--build", self.dir / "none"],
-                  "cluster-study: error: --cores: '2K' is not a positive integer"),
+                  "cluster-study: error: --cores: expected an integer, got '2K'"),
                  ([CLUSTER_STUDY, "--cores", "4097", "--build", self.dir / "none"],
-                  "cluster-study: error: --cores: '4097' is above its maximum 4096"),
+                  "cluster-study: error: --cores: Value 4097 not in range 1 to 4096"),
                  ([PLOT, "--summary", self.dir, "--kind", "panel,pie"],
                   "plot: error: --kind: unknown figure 'pie' (expected all, panel, geometry, size, threads, "
                   "breakdown, model)")]
@@ -187,14 +194,15 @@ class TestTools(unittest.TestCase):
             with self.assertRaises(cli.UsageError) as caught:
                 cli.size(text, "--size")
             self.assertEqual(str(caught.exception),
-                             f"--size: '{text}' is not a size (an integer, optionally with K, M or G)")
+                             "--size: Value -1 not in range 1 to 4611686018427387904" if text == "-1"
+                             else f"--size: expected an integer (suffixes K, M, G allowed), got '{text}'")
         # Through the tools: the size passes and the next option's check is what refuses.
         self.assert_usage_errors([
             ([COMPARE_PANELS, "--size", "2kib", "--panels", "1KiB", "--reps", "0"],
-             "compare-panels: error: --reps: '0' is not a positive integer"),
-            ([COMPARE, "--n", "1kb,8,8", "--reps", "0"], "compare: error: --reps: '0' is not a positive integer"),
+             "compare-panels: error: --reps: Value 0 not in range 1 to 1000000"),
+            ([COMPARE, "--n", "1kb,8,8", "--reps", "0"], "compare: error: --reps: Value 0 not in range 1 to 1000000"),
             ([COMPARE_PANELS, "--size", "1kk"],
-             "compare-panels: error: --size: '1kk' is not a size (an integer, optionally with K, M or G)")])
+             "compare-panels: error: --size: expected an integer (suffixes K, M, G allowed), got '1kk'")])
         if built(SUMMA):
             # Sizes summa can hold (it refuses a larger matrix as such, not the text).
             for text in [t for t, value in taken.items() if value <= 1 << 16 and t == t.strip()] + list(refused[:5]):
@@ -202,6 +210,31 @@ class TestTools(unittest.TestCase):
                 shown = [line.split()[1] for line in done.stdout.splitlines() if line.split()[:1] == ["--size"]]
                 self.assertEqual(shown if done.returncode == 0 else done.returncode,
                                  [str(taken[text])] if text in taken else 2, text)
+
+    def test_counts_and_sizes_in_the_drivers_words(self):
+        """A bad count, range or size is refused by a tool in the very words of the driver that has the option
+        (CLI11's check in apps/common/src/options.cpp): "--reps: Value 0 not in range 1 to 1000000", "expected an
+        integer, got 'x'", "(given as '0K')". The tools said "'0' is not a positive integer" and "'0' is below the
+        minimum 1"."""
+        pairs = [(COMPARE_PANELS, SUMMA, ["--reps", "0"]), (COMPARE_PANELS, SUMMA, ["--reps", "x"]),
+                 (COMPARE_PANELS, SUMMA, ["--reps", "2K"]), (COMPARE_PANELS, SUMMA, ["--size", "0K"]),
+                 (COMPARE_PANELS, SUMMA, ["--size", "2X"]), (COMPARE_PANELS, SUMMA, ["--threads", "4097"]),
+                 (COMPARE_PANELS, SUMMA, ["--threads", "-1"]), (COMPARE, REDBLACK3D, ["--iters", "0"]),
+                 (COMPARE, REDBLACK3D, ["--iters", "+0"]), (COMPARE, REDBLACK3D, ["--n", "2M"]),
+                 (CG3D_COMPARE, CG3D, ["--max-iters", "0"]), (CG3D_COMPARE, CG3D, ["--n", "16,16,0"])]
+        compared = 0
+        for tool, driver, argv in pairs:
+            if not built(driver):
+                continue
+            with self.subTest(tool=tool.name, argv=argv):
+                theirs = run([driver, *argv, "--show-config"])
+                ours = run([tool, "--driver", driver, *argv, "--show-config"])
+                self.assertEqual(theirs.returncode, 2, theirs.stderr)
+                line = theirs.stderr.strip().split(": error: ", 1)[1]
+                self.assertEqual((ours.returncode, ours.stderr.strip()), (2, f"{cli_name(tool)}: error: {line}"))
+                compared += 1
+        if compared == 0:
+            self.skipTest("no driver is built")
 
     def test_emulated_cluster_burst_is_a_size(self):
         """bench/emulated-cluster's --burst reads as the drivers read a size (K, M, G alone or with B, i, iB; any
@@ -215,10 +248,12 @@ class TestTools(unittest.TestCase):
                 shown = [line.split()[1] for line in done.stdout.splitlines() if line.split()[:1] == ["--burst"]]
                 self.assertEqual((done.returncode, shown), (0, [str(value)]), done.stderr)
         self.assert_usage_errors([
-            ([EMULATED_CLUSTER, "--burst", text, "--show-config"],
-             f"emulated-cluster: error: --burst '{text}' is not a size from 1 to 4294967295 bytes (an integer, "
-             "optionally with K, M or G, such as 256K)")
-            for text in ("0", "4G", "1.5k", "256kbit", "-1", "0x10", "1kk", "K", "")])
+            ([EMULATED_CLUSTER, "--burst", text, "--show-config"], f"emulated-cluster: error: --burst: {line}")
+            for text, line in (("0", "Value 0 not in range 1 to 4294967295"),
+                               ("4G", "Value 4294967296 not in range 1 to 4294967295 (given as '4G')"),
+                               ("-1", "Value -1 not in range 1 to 4294967295"),
+                               *((text, f"expected an integer (suffixes K, M, G allowed), got '{text}'")
+                                 for text in ("1.5k", "256kbit", "0x10", "1kk", "K", "")))])
 
     @unittest.skipUnless(built(OVERLAP), "the overlap benchmark is not built")
     def test_run_overlap_keeps_the_benchmarks_usage_error(self):
@@ -276,7 +311,7 @@ class TestTools(unittest.TestCase):
         build's folder, and check it only after every other option: a bad option is reported as such."""
         empty = dict(os.environ, PROXY_BIN_DIR=str(self.dir))  # a bin/ without programs
         hint = "and set PROXY_BIN_DIR=BUILD/bin, or name it with --driver)"
-        cases = [([COMPARE, "--reps=0"], "compare: error: --reps: '0' is not a positive integer"),
+        cases = [([COMPARE, "--reps=0"], "compare: error: --reps: Value 0 not in range 1 to 1000000"),
                  ([COMPARE, "--output", self.dir / "x.txt"],
                   f"compare: error: --output '{self.dir / 'x.txt'}': the name must end in .csv or .json (JSON Lines)"),
                  ([COMPARE], f"compare: error: --driver '{self.dir / 'redblack3d'}' is not an executable "
@@ -285,7 +320,7 @@ class TestTools(unittest.TestCase):
                   "compare-panels: error: --modes: unknown mode 'fast' (expected sync, async, mt, proxy)"),
                  ([COMPARE_PANELS], f"compare-panels: error: --driver '{self.dir / 'summa'}' is not an executable "
                                     f"(build it with cmake --build BUILD --target summa_driver {hint}"),
-                 ([RUN_OVERLAP, "--ranks=x"], "run-overlap: error: rank count 'x' is not an integer from 1 to 16777216"),
+                 ([RUN_OVERLAP, "--ranks=x"], "run-overlap: error: --ranks: expected an integer, got 'x'"),
                  ([RUN_OVERLAP], f"run-overlap: error: '{self.dir / 'overlap'}' is not an executable "
                                  "file (give OVERLAP_EXE, or set PROXY_BIN_DIR to a build's bin/)")]
         for argv, line in cases:
@@ -301,14 +336,14 @@ class TestTools(unittest.TestCase):
         hint = "and set PROXY_BIN_DIR=BUILD/bin, or name it with --driver)"
         sweep = [SWEEP, "--driver", FAKE, "--out", self.dir / "out"]
         refused = [
-            ([*sweep, "--reps", "0"], "sweep: error: --reps: '0' is not a positive integer"),
+            ([*sweep, "--reps", "0"], "sweep: error: --reps: Value 0 not in range 1 to 1000000"),
             ([*sweep, "--timeout", "inf"], "sweep: error: --timeout 'inf' is not a finite positive number of seconds"),
             ([*sweep, "--param", "n", "8,"], "sweep: error: --param n: empty item in '8,'"),
             ([SWEEP, "--driver", none], f"sweep: error: driver '{none}' is not an executable file"),
             ([*sweep, "--launcher", "none", "--ranks", "2"], "sweep: error: launcher 'none' runs one process but "
                                                              "ranks is 2"),
-            ([COMPARE, "--reps", "0"], "compare: error: --reps: '0' is not a positive integer"),
-            ([COMPARE, "--iters", "0"], "compare: error: --iters: '0' is not a positive integer"),
+            ([COMPARE, "--reps", "0"], "compare: error: --reps: Value 0 not in range 1 to 1000000"),
+            ([COMPARE, "--iters", "0"], "compare: error: --iters: Value 0 not in range 1 to 1073741823"),
             ([COMPARE, "--n", "8,,8"], "compare: error: --n: empty item in '8,,8'"),
             ([COMPARE, "--driver", none], f"compare: error: --driver '{none}' is not an executable (build it with "
                                           f"cmake --build BUILD --target redblack3d_driver {hint}"),
@@ -316,22 +351,23 @@ class TestTools(unittest.TestCase):
                                                "epsilon to two digits): no computed residual means it"),
             ([CG3D_COMPARE, "--variants", "classic,fast"],
              "compare: error: --variants: unknown variant 'fast' (expected classic, pipelined)"),
-            ([COMPARE_PANELS, "--size", "0"], "compare-panels: error: --size: '0' is below the minimum 1"),
+            ([COMPARE_PANELS, "--size", "0"],
+             "compare-panels: error: --size: Value 0 not in range 1 to 4611686018427387904"),
             ([COMPARE_PANELS, "--modes", "sync,fast"],
              "compare-panels: error: --modes: unknown mode 'fast' (expected sync, async, mt, proxy)"),
             ([COMPARE_PANELS, "--driver", none], f"compare-panels: error: --driver '{none}' is not an executable "
                                                  f"(build it with cmake --build BUILD --target summa_driver {hint}"),
-            ([CLUSTER_STUDY, "--reps", "0"], "cluster-study: error: --reps: '0' is not a positive integer"),
+            ([CLUSTER_STUDY, "--reps", "0"], "cluster-study: error: --reps: Value 0 not in range 1 to 1000000"),
             ([CLUSTER_STUDY, "--parts", "summa,pie"], "cluster-study: error: --parts: unknown part 'pie' (expected "
                                                       "redblack3d, summa, overlap, collectives)"),
             ([CLUSTER_STUDY, "--parts", "summa", "--build", none],
              f"cluster-study: error: '{none / 'bin' / 'summa'}' is not an executable (build the project first: "
              "apps/setup, or --build DIR)"),
-            ([REPRODUCE, "--timeout", "-1"], "reproduce: error: --timeout: '-1' is not a positive integer"),
+            ([REPRODUCE, "--timeout", "-1"], "reproduce: error: --timeout: Value -1 not in range 1 to 1000000"),
             ([REPRODUCE, "--results", none], f"reproduce: error: --results '{none}': No such file or directory"),
             ([EMULATED_CLUSTER, "--nodes", "0"],
-             "emulated-cluster: error: --nodes '0' is not an integer from 1 to 250"),
-            ([RUN_OVERLAP, "--ranks", "0"], "run-overlap: error: rank count '0' is not an integer from 1 to 16777216"),
+             "emulated-cluster: error: --nodes: Value 0 not in range 1 to 250"),
+            ([RUN_OVERLAP, "--ranks", "0"], "run-overlap: error: --ranks: Value 0 not in range 1 to 16777216"),
             ([SETUP, "--mpi", "lam"], "apps/setup: error: --mpi: unknown value 'lam' (expected mpich or openmpi)")]
         if built(REDBLACK3D):  # the layout's checks come after the programs'
             refused += [
@@ -340,7 +376,17 @@ class TestTools(unittest.TestCase):
                  f"{cli.counted(len(os.sched_getaffinity(0)), 'core')} this process may use"),
                 ([CLUSTER_STUDY, "--parts", "redblack3d", "--build", BIN.parent, "--mpiexec", none],
                  f"cluster-study: error: launcher '{none}' is not an executable (--mpiexec, MPIEXEC)")]
-        self.assert_usage_errors(refused + [([*argv, "--show-config"], line) for argv, line in refused])
+        # run-overlap's options come before its program (OVERLAP_EXE) and the benchmark's options: its
+        # --show-config goes first there (it answered before looking at the program, exit 0 with a missing one).
+        program_last = [([RUN_OVERLAP, none], f"run-overlap: error: '{none}' is not an executable file (give "
+                                              "OVERLAP_EXE, or set PROXY_BIN_DIR to a build's bin/)"),
+                        ([RUN_OVERLAP, "--mpiexec", " ", FAKE], "run-overlap: error: the launcher command is empty")]
+        if built(OVERLAP):  # the benchmark's own options, checked by its own --show-config
+            program_last.append(([RUN_OVERLAP, OVERLAP, "--sizes", "1K,0"],
+                                 "overlap: error: --sizes: Value 0 not in range 1 to 1073741824"))
+        self.assert_usage_errors(refused + [([*argv, "--show-config"], line) for argv, line in refused]
+                                 + program_last + [([argv[0], "--show-config", *argv[1:]], line)
+                                                   for argv, line in program_last])
         self.assertFalse((self.dir / "out").exists())  # checked, not made
 
     def test_show_config_shows_the_checked_values(self):
@@ -354,7 +400,10 @@ class TestTools(unittest.TestCase):
                    r"--param +n=8,16 +spec file '.*spec\.toml'", r"--launcher +none +option", "--ranks +1 +option",
                    "--record-format +json +default"]),
                  ([REPRODUCE, "--timeout", "60"], ["--timeout +60 +option", r"--results +\S+RESULTS\.md +default"]),
-                 ([RUN_OVERLAP, "--ranks", "3"], ["--ranks +3 +option"])]
+                 ]
+        if built(OVERLAP):  # the benchmark's table follows the script's
+            shown.append(([RUN_OVERLAP, "--ranks", "3", OVERLAP, "--panel", "1K", "--bcast-n", "2K"],
+                          ["--ranks +3 +option", f"OVERLAP_EXE +{OVERLAP} +argument", "--panel +1024 +option"]))
         if built(REDBLACK3D):
             shown += [([COMPARE, "--driver", REDBLACK3D, "--n", "1K", "--modes", "sync,sync,mt", "--reps", "2"],
                        ["--n +1024 +option", "--modes +sync,mt +option", "--reps +2 +option", "--launcher +mpiexec "]),
@@ -369,7 +418,8 @@ class TestTools(unittest.TestCase):
                           ["--size +2048 +option", "--panels +1024,16 +option"]))
         for argv, rows in shown:
             with self.subTest(argv=[str(a) for a in argv]):
-                done = run([*argv, "--show-config"])
+                first = 1 if argv[0] == RUN_OVERLAP else len(argv)  # run-overlap: its options before its program
+                done = run([*argv[:first], "--show-config", *argv[first:]])
                 self.assertEqual(done.returncode, 0, done.stderr)
                 self.assertRegex(done.stdout, r"^\S+: effective configuration \(setting, value, source\)\n")
                 for row in rows:

@@ -292,6 +292,12 @@ std::vector<std::string> Options::normalised(int argc, const char* const* argv) 
   std::vector<std::string> seen;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    // Grouped short flags ("-hv", "-vh"): the only short option is -h, so a group is a typo of a long option.
+    // CLI11 split "-hv" into -h and -v and printed the help; refused at once, as the Python tools refuse it
+    // (apps/toolkit/cli.py). A negative number is left to the option checks.
+    if (arg.size() > 2 && arg[0] == '-' && arg[1] != '-' && !std::isdigit(static_cast<unsigned char>(arg[1])) &&
+        arg.find('=') == std::string::npos)
+      throw UsageError("unexpected argument '" + arg + "' (options start with --; see --help)");
     if (arg.starts_with("--") && arg.size() > 2) {
       const std::size_t eq = arg.find('=');
       std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);

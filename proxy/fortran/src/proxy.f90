@@ -55,7 +55,7 @@ module proxy
   end interface
   public :: proxy_callback
 
-  public :: proxy_last_error, proxy_version, proxy_abort
+  public :: proxy_last_error, proxy_version, proxy_abort, proxy_settings_help, proxy_settings_show
   public :: proxy_environment_create, proxy_environment_free, proxy_environment_rank, proxy_environment_size
   public :: proxy_environment_placement, proxy_environment_bind_openmp_threads
   public :: proxy_placement_free, proxy_placement_describe
@@ -75,6 +75,16 @@ module proxy
     end function
     type(c_ptr) function c_version() bind(C, name="proxy_version")
       import :: c_ptr
+    end function
+    integer(c_int) function c_settings_help(text, size) bind(C, name="proxy_settings_help")
+      import :: c_int, c_char, c_size_t
+      character(kind=c_char), intent(out) :: text(*)
+      integer(c_size_t), value :: size
+    end function
+    integer(c_int) function c_settings_show(text, size) bind(C, name="proxy_settings_show")
+      import :: c_int, c_char, c_size_t
+      character(kind=c_char), intent(out) :: text(*)
+      integer(c_size_t), value :: size
     end function
     integer(c_size_t) function c_strlen(text) bind(C, name="strlen")
       import :: c_ptr, c_size_t
@@ -377,6 +387,38 @@ contains
   function proxy_version() result(version)
     character(:), allocatable :: version
     version = f_string(c_version())
+  end function
+
+  ! A program's --help footer (the PROXY_* table, the OMP_* note, the exit statuses), as the C++ drivers'.
+  integer function proxy_settings_help(text) result(status)
+    character(:), allocatable, intent(out) :: text
+    character(kind=c_char) :: buffer(8192)
+    buffer = c_null_char
+    status = c_settings_help(buffer, size(buffer, kind=c_size_t))
+    text = buffer_text(buffer)
+  end function
+
+  ! A program's --show-config rows of the PROXY_* (and OMP_*) settings, "  SETTING  VALUE  SOURCE" lines.
+  integer function proxy_settings_show(text) result(status)
+    character(:), allocatable, intent(out) :: text
+    character(kind=c_char) :: buffer(8192)
+    buffer = c_null_char
+    status = c_settings_show(buffer, size(buffer, kind=c_size_t))
+    text = buffer_text(buffer)
+  end function
+
+  ! The characters of a C string written into buffer, up to its terminating NUL.
+  function buffer_text(buffer) result(text)
+    character(kind=c_char), intent(in) :: buffer(:)
+    character(:), allocatable :: text
+    integer :: n
+    n = 0
+    do while (n < size(buffer))
+      if (buffer(n + 1) == c_null_char) exit
+      n = n + 1
+    end do
+    allocate(character(n) :: text)
+    text = transfer(buffer(1:n), text)
   end function
 
   ! Ends every rank: writes the line to stderr whole, then MPI_Abort(code).

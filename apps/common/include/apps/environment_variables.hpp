@@ -1,29 +1,20 @@
-// The PROXY_* environment variables every program honours (README "Environment"), listed once: the shared
-// --help footer and --show-config read this table, so a new variable is documented everywhere by adding
-// it here. Plain data, any thread.
+// The PROXY_* environment variables every program honours: the runtime's table (proxy/environment_variables.hpp),
+// under the names the programs use. Plain data, any thread.
 #pragma once
 
 #include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
+
+#include "proxy/environment_variables.hpp"
 
 namespace apps {
 
-struct EnvironmentVariable {
-  std::string_view name;           // "PROXY_WAIT_POLICY"
-  std::string_view default_value;  // what applies when it is unset ("spin-then-yield", "placement", ...)
-  std::string_view meaning;        // one line
-};
+using proxy::EnvironmentVariable;
+using proxy::environment_help;
+using proxy::proxy_and_omp_settings;
 
 // Every PROXY_* variable the runtime, the harness and the drivers read.
-std::span<const EnvironmentVariable> proxy_environment_variables() noexcept;
-
-// The shared --help footer: the PROXY_* table, OMP_* note and the exit codes.
-std::string environment_help();
-
-// Every PROXY_* and OMP_* variable set in this process's environment, sorted by name.
-std::vector<std::pair<std::string, std::string>> proxy_and_omp_settings();
+inline std::span<const EnvironmentVariable> proxy_environment_variables() noexcept {
+  return proxy::environment_variables();
+}
 
 }  // namespace apps

@@ -54,6 +54,13 @@ const char* proxy_last_error(void);
 const char* proxy_status_name(proxy_status status);
 /* The runtime's version, "0.1.0" (what the C++ drivers print after "(proxy)"). */
 const char* proxy_version(void);
+/* A program's --help footer and --show-config rows, as the C++ drivers print them: proxy_settings_help writes
+ * the table of the PROXY_* variables with their defaults, the OMP_* note and the exit statuses;
+ * proxy_settings_show one line "  SETTING  VALUE  SOURCE" per PROXY_* variable (its value from the environment,
+ * else its default) and per other PROXY_* or OMP_* variable set. Any thread, before or without an environment.
+ * A text that does not fit `size` bytes whole is PROXY_ERROR_ARGUMENT (4096 hold either). */
+proxy_status proxy_settings_help(char* text, size_t size);
+proxy_status proxy_settings_show(char* text, size_t size);
 
 /* Wait timeout meaning "the proxy's configured one" (PROXY_WAIT_TIMEOUT, default 120 s). */
 #define PROXY_WAIT_DEFAULT_TIMEOUT (-1)

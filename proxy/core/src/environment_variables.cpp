@@ -1,11 +1,11 @@
-#include "apps/environment_variables.hpp"
+#include "proxy/environment_variables.hpp"
 
 #include <algorithm>
 #include <array>
 
 extern char** environ;
 
-namespace apps {
+namespace proxy {
 namespace {
 
 constexpr std::array<EnvironmentVariable, 11> kVariables{{
@@ -24,7 +24,7 @@ constexpr std::array<EnvironmentVariable, 11> kVariables{{
 
 }  // namespace
 
-std::span<const EnvironmentVariable> proxy_environment_variables() noexcept { return kVariables; }
+std::span<const EnvironmentVariable> environment_variables() noexcept { return kVariables; }
 
 std::string environment_help() {
   std::size_t width = 0;
@@ -52,4 +52,4 @@ std::vector<std::pair<std::string, std::string>> proxy_and_omp_settings() {
   return settings;
 }
 
-}  // namespace apps
+}  // namespace proxy
