@@ -70,11 +70,21 @@ string(JOIN " " _preflags ${MPIEXEC_PREFLAGS})
 # Both MPIs: an interrupted wrapper (Ctrl-C, SIGTERM, SIGHUP) passes the signal on to the launcher, which ends
 # the ranks, and exits 128 + its number (130 for Ctrl-C), as a shell reports an interrupted command; the launchers
 # exit with statuses of their own (Open MPI's 1; MPICH's Hydra 0, 2 or 255). The traps come before the launch.
+# A signal is passed on once the launcher's fork has left the shell (its command name is no longer the wrapper's):
+# sent between the fork and its exec, it would land in the trap the fork inherits and be lost, the launch running
+# on (seen with a tool killed as it started a launch).
 set(_interruptible [[
 interrupted=0 launcher=
-trap 'interrupted=2; [ -z "$launcher" ] || kill -INT "$launcher" 2>/dev/null' INT
-trap 'interrupted=15; [ -z "$launcher" ] || kill -TERM "$launcher" 2>/dev/null' TERM
-trap 'interrupted=1; [ -z "$launcher" ] || kill -HUP "$launcher" 2>/dev/null' HUP]])
+pass_on() {
+  own=$(cat /proc/$$/comm 2>/dev/null) naps=0
+  while [ -n "$own" ] && [ "$naps" -lt 200 ] && [ "$(cat /proc/$launcher/comm 2>/dev/null)" = "$own" ]; do
+    sleep 0.05; naps=$((naps + 1))
+  done
+  kill -"$1" "$launcher" 2>/dev/null
+}
+trap 'interrupted=2; [ -z "$launcher" ] || pass_on INT' INT
+trap 'interrupted=15; [ -z "$launcher" ] || pass_on TERM' TERM
+trap 'interrupted=1; [ -z "$launcher" ] || pass_on HUP' HUP]])
 if(PROXY_MPI_VENDOR STREQUAL "openmpi")
   # The guard, found from the wrapper's own directory: the same relative place in the build tree and installed.
   file(RELATIVE_PATH _guard_from_bindir ${CMAKE_INSTALL_FULL_BINDIR}
@@ -123,7 +133,7 @@ else
   setsid "$@" <&3 3<&- >&5 5>&- &
 fi
 launcher=$!
-[ "$interrupted" -eq 0 ] || kill -TERM "$launcher" 2>/dev/null  # a signal before the launcher was known
+[ "$interrupted" -eq 0 ] || pass_on TERM  # a signal before the launcher was known
 exec 5>&-  # the relay's write end is the launcher's alone: cat ends when the launcher and its children do
 # The watcher (see cmake/ProxyLauncher.cmake): it ends a launcher that outlives its processes, or the start
 # of its finalize once it has reaped them, by 15 s (SIGKILL) and exits with their status, or the status the
@@ -212,7 +222,7 @@ exec 3<&0  # an asynchronous command gets /dev/null as stdin: keep the caller's 
 @_interruptible@
 "@MPIEXEC_EXECUTABLE@" @_preflags@ "$@" <&3 3<&- &
 launcher=$!
-[ "$interrupted" -eq 0 ] || kill -TERM "$launcher" 2>/dev/null  # a signal before the launcher was known
+[ "$interrupted" -eq 0 ] || pass_on TERM  # a signal before the launcher was known
 exec 3<&-
 while :; do
   wait "$launcher"

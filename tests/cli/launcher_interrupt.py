@@ -16,14 +16,16 @@ from pathlib import Path
 PATIENCE = 120  # seconds for the ranks to start and for the launch to end: generous, never a measured time
 
 
-def processes_mentioning(marker):
-    """PIDs of this user's processes whose command line holds `marker`."""
+def ranks_of(program, marker):
+    """PIDs of the processes running `program` whose command line holds `marker`: the ranks alone (the wrapper's
+    own forks, its command substitutions and its watcher, hold the marker too, as does the launcher)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
+            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            if argv[0] == program and marker in argv:
                 found.append(int(entry.name))
         except OSError:
             continue  # ended meanwhile
@@ -47,7 +49,7 @@ def interrupted_launch(mpiexec, program, options, sig, group, folder):
     marker = str(Path(folder) / f"interrupted-{sig.name}-{group}.csv")  # in the ranks' command lines only
     launch = subprocess.Popen([mpiexec, "-n", "2", program, *options, "--output", marker], start_new_session=True,
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    ranks = lambda: [pid for pid in processes_mentioning(marker) if pid != launch.pid]  # noqa: E731
+    ranks = lambda: ranks_of(program, marker)  # noqa: E731
     try:
         if not wait_for(lambda: len(ranks()) >= 2 or launch.poll() is not None, f"{sig.name}: the ranks to start"):
             return "the ranks did not start"
