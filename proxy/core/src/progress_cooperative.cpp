@@ -4,10 +4,13 @@
 // only sleeps, a backstop for work nobody else progresses.
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include "progress_driver.hpp"
 #include "progress_token.hpp"
+#include "proxy/environment.hpp"
 #include "proxy/detail/notifier.hpp"
 
 namespace proxy {
@@ -106,6 +109,7 @@ class CooperativeDriver final : public ProgressDriver {
         token_.release();
         if (drained) rounds = 0;
       }
+      watch_for_a_blocked_pass();
       passes_seen = passes_.load(std::memory_order_relaxed);
       rung = false;
       if (stop) {
@@ -120,6 +124,35 @@ class CooperativeDriver final : public ProgressDriver {
   }
 
  private:
+  // The watchdog. A pass that does not return is a closure blocked in MPI (a blocking call waiting for a peer
+  // that is gone, a commit's comparison between ranks) on the thread that ran the pass: a compute thread,
+  // whose own wait cannot time out then, as the caller's does when the proxy thread runs it (await_call). The
+  // same operation inside its start() with no pass finished for the wait timeout ends the job with one line:
+  // the running commit's report (ProxyChannel::call_report), else the operation's label.
+  void watch_for_a_blocked_pass() {
+    const Operation* inside = channel_.starting.load(std::memory_order_acquire);
+    const std::uint64_t passes = passes_.load(std::memory_order_relaxed);
+    if (inside == nullptr) {
+      watched_ = nullptr;
+      return;
+    }
+    const auto now = Notifier::Clock::now();
+    if (inside != watched_ || passes != watched_passes_) {
+      watched_ = inside;
+      watched_passes_ = passes;
+      watched_since_ = now;
+      return;
+    }
+    if (now - watched_since_ < config_.wait_timeout) return;
+    std::string line;
+    {
+      const std::lock_guard<std::mutex> lock(channel_.call_report_mutex);
+      if (channel_.call_report != nullptr) line = (*channel_.call_report)();
+    }
+    if (line.empty()) line = still_running_report(inside->label(), config_.wait_timeout);  // alive: in its start()
+    Environment::abort("proxy: error: rank " + std::to_string(channel_.rank) + ": " + line, 1);
+  }
+
   ProgressLoop::Pass pass_holding_token(Command* first = nullptr) {
     const ProgressLoop::Pass pass = loop_.pass(first);
     count_pass(pass, first != nullptr);
@@ -148,6 +181,10 @@ class CooperativeDriver final : public ProgressDriver {
 
   ProgressToken token_;                   // whoever holds it runs a pass
   std::atomic<std::uint64_t> passes_{0};  // passes run, by any thread (the token holder writes)
+  // The watchdog's (the proxy thread's alone): the operation seen inside its start(), the passes then, since when.
+  const Operation* watched_ = nullptr;
+  std::uint64_t watched_passes_ = 0;
+  Notifier::Clock::time_point watched_since_{};
 };
 
 }  // namespace

@@ -13,7 +13,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -58,6 +61,10 @@ struct ProxyChannel {
   // shutdown that cannot join; and whether the loop has returned (the destructor's bounded join).
   std::atomic<const Operation*> starting{nullptr};
   std::atomic<bool> finished{false};
+  // What a running commit waits in (its comparison between ranks), for the report of a pass that does not
+  // return (the cooperative strategy's watchdog): set and cleared under the mutex by the commit's closure.
+  std::mutex call_report_mutex;
+  const std::function<std::string()>* call_report = nullptr;
   // Strips of a hierarchical element's thread-level phase, shared with the threads waiting on tickets.
   HelpBoard helpers;
 

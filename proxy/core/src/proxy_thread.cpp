@@ -36,6 +36,16 @@ std::string seconds_text(std::chrono::milliseconds ms) {
   return text;
 }
 
+}  // namespace
+
+std::string still_running_report(const std::string& label, std::chrono::milliseconds timeout) {
+  return label + " did not finish within " + seconds_text(timeout) +
+         " (PROXY_WAIT_TIMEOUT) and is still running, perhaps in a blocking MPI call waiting for a peer: it cannot be "
+         "abandoned, ending the job";
+}
+
+namespace {
+
 // One ProxyThread per process at a time: two would be two threads calling MPI under SERIALIZED.
 std::atomic<bool> a_proxy_is_alive{false};
 std::atomic<std::uint64_t> last_proxy_id{0};
@@ -257,15 +267,9 @@ Plan ProxyThread::commit(const PlanSpec& spec) {
     }
   };
   // call(commit_here), with a report of its own if it does not finish: a rank that never joins the comparison.
-  auto state = std::make_shared<detail::CallState>();
-  const Ticket ticket = submit(
-      [&commit_here, state](ClosureContext&) {
-        if (!state->begin()) return;  // abandoned: the frame may be gone
-        detail::CallState::Finish finish{*state};
-        commit_here();
-      },
-      "commit of plan " + spec.name());
-  await_call(ticket, *state, [&]() -> std::string {
+  // The report is the caller's (await_call) where the proxy thread runs the closure, the cooperative strategy's
+  // watchdog's where the calling thread runs it itself (progress_cooperative.cpp).
+  const std::function<std::string()> running = [&]() -> std::string {
     const int element = comparing.element.load(std::memory_order_acquire);
     if (element < 0) return {};
     return "commit of plan '" + spec.name() + "' did not finish within " + seconds_text(config_.wait_timeout) +
@@ -275,7 +279,23 @@ Plan ProxyThread::commit(const PlanSpec& spec) {
            detail::counted(comparing.ranks.load(std::memory_order_relaxed), "rank") +
            "), and one of them has not committed a plan with collective elements there (every rank commits the "
            "same such plans in the same order): ending the job";
-  });
+  };
+  ProxyChannel& channel = impl_->channel;
+  auto state = std::make_shared<detail::CallState>();
+  const Ticket ticket = submit(
+      [&commit_here, &running, &channel, state](ClosureContext&) {
+        if (!state->begin()) return;  // abandoned: the frame may be gone
+        detail::CallState::Finish finish{*state};
+        {
+          const std::lock_guard<std::mutex> lock(channel.call_report_mutex);
+          channel.call_report = &running;
+        }
+        commit_here();
+        const std::lock_guard<std::mutex> lock(channel.call_report_mutex);
+        channel.call_report = nullptr;
+      },
+      "commit of plan " + spec.name());
+  await_call(ticket, *state, running);
   if (refused) std::rethrow_exception(refused);
   impl_->plans->add(op);
   return Plan(std::make_shared<Plan::Owner>(std::move(op), impl_->plans));
@@ -345,10 +365,8 @@ void ProxyThread::await_call(const Ticket& ticket, detail::CallState& state,
       // fn runs on the proxy and may use the caller's frame: unwinding would free it under fn's feet.
       if (const std::string report = running ? running() : std::string(); !report.empty())
         Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": " + report, 1);
-      Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": " + ticket.operation->label() +
-                             " did not finish within " + seconds_text(config_.wait_timeout) +
-                             " (PROXY_WAIT_TIMEOUT) and is still running on the proxy thread, perhaps in a blocking MPI "
-                             "call waiting for a peer: it cannot be abandoned, ending the job",
+      Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": " +
+                             still_running_report(ticket.operation->label(), config_.wait_timeout),
                          1);
     }
   }
