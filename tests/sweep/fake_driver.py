@@ -52,8 +52,14 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--iters", type=int, default=1)
     parser.add_argument("--verify", action="store_true")
-    parser.add_argument("--output", required=True)
+    parser.add_argument("--output")
+    parser.add_argument("--show-config", action="store_true")  # run-overlap checks a benchmark's options with it
     args = parser.parse_args()
+    if args.show_config:
+        print("fake_driver: effective configuration (setting, value, source)")
+        return 0
+    if args.output is None:
+        parser.error("the following arguments are required: --output")
     # MPICH's Hydra (and Slurm's PMI) set PMI_*, Open MPI sets OMPI_COMM_WORLD_*.
     rank = int(os.environ.get("PMI_RANK", os.environ.get("OMPI_COMM_WORLD_RANK", "0")))
     ranks = int(os.environ.get("PMI_SIZE", os.environ.get("OMPI_COMM_WORLD_SIZE", "1")))

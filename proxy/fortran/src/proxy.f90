@@ -487,16 +487,9 @@ contains
     type(proxy_placement), intent(in) :: placement
     character(:), allocatable, intent(out) :: text
     character(kind=c_char) :: buffer(1024)
-    integer :: n
     buffer = c_null_char
     status = c_placement_describe(placement%handle, buffer, size(buffer, kind=c_size_t))
-    n = 0
-    do while (n < size(buffer))
-      if (buffer(n + 1) == c_null_char) exit
-      n = n + 1
-    end do
-    allocate(character(n) :: text)
-    text = transfer(buffer(1:n), text)
+    text = buffer_text(buffer)
   end function
 
   integer function proxy_thread_create(comm, thread) result(status)
