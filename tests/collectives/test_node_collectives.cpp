@@ -339,6 +339,16 @@ TEST(NodeCollectivesErrors, TooManyOutstandingAndUserOpsAreRefusedOnEveryThread)
   EXPECT_EQ(b[1], 2 * world_size());
 }
 
+// What fn throws as proxy::Error, or "(no exception)".
+std::string refusal(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
 // Arguments outside the team or the communicator are refused before anything starts (no slot taken), naming
 // the value and the bound; so is a wait on a request waited already. The team still runs a collective after.
 TEST(NodeCollectivesErrors, ThreadsRootsAndRequestsOutsideTheirBoundsAreNamed) {
@@ -346,14 +356,6 @@ TEST(NodeCollectivesErrors, ThreadsRootsAndRequestsOutsideTheirBoundsAreNamed) {
   const Reduction sum = Reduction::builtin(DataType::int32, ReduceOp::sum);
   const std::string ranks = std::to_string(world_size());
   std::int32_t value = 1;
-  const auto refusal = [](const std::function<void()>& fn) {
-    try {
-      fn();
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no exception)");
-  };
   EXPECT_EQ(refusal([&] { node.collectives.allreduce(2, nullptr, &value, 1, sum); }),
             "node collective: thread 2 is outside [0, 2)");
   EXPECT_EQ(refusal([&] { node.collectives.barrier(-1); }), "node collective: thread -1 is outside [0, 2)");
@@ -388,14 +390,6 @@ TEST(NodeCollectivesErrors, CountsPastWhatABufferOrMemoryHoldsAreRefusedBeforeAn
   Node node(2, 2);
   const Reduction sum = Reduction::builtin(DataType::float64, ReduceOp::sum);
   double value = 1.0;
-  const auto refusal = [](const std::function<void()>& fn) {
-    try {
-      fn();
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no exception)");
-  };
   const std::size_t past = std::numeric_limits<std::size_t>::max() / 4;  // x 8 bytes wraps
   EXPECT_EQ(refusal([&] { node.collectives.allreduce(0, nullptr, &value, past, sum); }),
             "node collective allreduce: count " + std::to_string(past) +
