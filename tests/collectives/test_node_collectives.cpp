@@ -5,10 +5,13 @@
 // to the bound |computed - reference| <= 2 (N - 1) eps sum |x| over the N = ranks * threads contributions.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <string>
@@ -417,6 +420,40 @@ TEST(NodeCollectivesErrors, CountsPastWhatABufferOrMemoryHoldsAreRefusedBeforeAn
   });
   EXPECT_EQ(out[0], 3.0 * world_size());
   EXPECT_EQ(out[1], 3.0 * world_size());
+}
+
+// Memory taken after the NodeCollectives was made (here: an address-space limit lowered since) fails a reduce's
+// staging allocation on its leader thread off the root rank. The leader names it; its team-mate, waiting in the
+// team phase for the leader's part, ends at once with the same reason (it used to wait out the team's timeout,
+// a minute here, and then name nothing). The root rank takes no part: nothing was started across ranks.
+TEST(NodeCollectivesErrors, AStagingBufferThatCannotBeAllocatedEndsTheWholeTeamWithItsReason) {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "a sanitizer's allocator does not throw std::bad_alloc at an address-space limit";
+#endif
+  if (world_size() == 1) GTEST_SKIP() << "one rank reduces in the team alone: no staging buffer";
+  Node node(2, 2);
+  if (world_rank() == 0) return;
+  const std::size_t count = std::size_t{1} << 25;  // 256 MiB of doubles: the input here, the staging buffer there
+  std::vector<double> input(count, 1.0);
+  std::size_t pages = 0;
+  std::ifstream("/proc/self/statm") >> pages;
+  ASSERT_GT(pages, 0u);
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &saved), 0);
+  const rlimit lowered{static_cast<rlim_t>(pages * sysconf(_SC_PAGESIZE) + (std::size_t{96} << 20)), saved.rlim_max};
+  std::vector<std::string> messages(2);
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &lowered), 0);
+  run_threads(2, [&](int t) {
+    messages[t] = refusal([&] {
+      node.collectives.reduce(t, input.data(), input.data(), count, Reduction::builtin(DataType::float64, ReduceOp::sum),
+                              0, 0);
+    });
+  });
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &saved), 0);
+  const std::string reason = "node collective reduce: thread 0 could not allocate the staging buffer of 256.0 MiB for "
+                             "count 33554432 off the root rank (out of memory)";
+  EXPECT_EQ(messages[0], reason);
+  EXPECT_EQ(messages[1], "team collective: thread 1 stopped waiting for thread 0: thread 0 abandoned the team: " + reason);
 }
 
 }  // namespace

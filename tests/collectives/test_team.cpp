@@ -340,6 +340,47 @@ TEST(TeamErrors, MissingThreadTimesOutWithDiagnostic) {
   }
 }
 
+// A thread that cannot take its part abandons the team: the others' waits, in the collective begun and in any
+// later one, end at once with its reason rather than after wait_timeout (an hour here: a wait that ran into it
+// would show as the test's own timeout). Thread 1 may reach its wait before or after the abandonment.
+TEST(TeamErrors, AnAbandonedTeamEndsTheOthersWaitsWithTheReason) {
+  TeamConfig config = test_config();
+  config.wait_timeout = std::chrono::hours(1);
+  Team team(3, config);
+  std::vector<std::string> messages(3);
+  std::vector<double> value(3, 1.0);
+  run_threads(3, [&](int t) {
+    if (t == 0) {
+      team.abandon(0, "thread 0 could not allocate its buffer");
+      team.abandon(2, "a later reason is not kept");
+      return;
+    }
+    try {
+      team.reduce(t, nullptr, &value[t], 1, Reduction::builtin(DataType::float64, ReduceOp::sum), 0);
+      messages[t] = "(no exception)";
+    } catch (const Error& e) {
+      messages[t] = e.what();
+    }
+    try {
+      team.barrier(t);
+    } catch (const Error& e) {
+      messages[t] += std::string(" | ") + e.what();
+    }
+  });
+  // Whom a thread waits for when it stops depends on the tree and on timing; what it says does not.
+  const std::string reason = ": thread 0 abandoned the team: thread 0 could not allocate its buffer";
+  for (const int t : {1, 2}) {
+    const std::string words = "team collective: thread " + std::to_string(t) + " stopped waiting for thread ";
+    const std::size_t bar = messages[t].find(" | ");
+    ASSERT_NE(bar, std::string::npos) << messages[t];
+    for (const std::string part : {messages[t].substr(0, bar), messages[t].substr(bar + 3)}) {
+      EXPECT_EQ(part.substr(0, words.size()), words) << part;
+      ASSERT_GE(part.size(), words.size() + 1 + reason.size()) << part;
+      EXPECT_EQ(part.substr(part.size() - reason.size()), reason) << part;
+    }
+  }
+}
+
 }  // namespace
 
 // One thread index is one thread (checked builds, detail/thread_rule.hpp; elsewhere skipped): two threads

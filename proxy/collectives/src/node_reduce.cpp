@@ -46,10 +46,12 @@ NodeRequest NodeCollectives::reduce(int thread, const void* send, void* recv, st
       try {
         staging.resize(count * request.element_size);
       } catch (const std::bad_alloc&) {  // it fitted when the NodeCollectives was made; memory taken since
-        throw Error("node collective reduce: thread " + std::to_string(thread) +
-                    " could not allocate the staging buffer of " +
-                    bytes_text(static_cast<double>(count * request.element_size)) + " for count " +
-                    std::to_string(count) + " off the root rank (out of memory)");
+        const std::string why = "node collective reduce: thread " + std::to_string(thread) +
+                                " could not allocate the staging buffer of " +
+                                bytes_text(static_cast<double>(count * request.element_size)) + " for count " +
+                                std::to_string(count) + " off the root rank (out of memory)";
+        team_.abandon(thread, why);  // its team-mates wait for its part: they end with this reason now
+        throw Error(why);
       }
     }
     target = root_here ? static_cast<char*>(recv) : staging.data();

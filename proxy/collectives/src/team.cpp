@@ -2,6 +2,7 @@
 // one file each (team_barrier.cpp, team_broadcast.cpp, team_reduce.cpp, team_allreduce.cpp), the hierarchy
 // team_hierarchy.cpp, and the state they share team_impl.hpp.
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -62,6 +63,16 @@ int Team::size() const noexcept { return impl_->p; }
 const TeamConfig& Team::config() const noexcept { return impl_->config; }
 TeamShape Team::shape() const noexcept { return impl_->shape; }
 std::size_t Team::strip_bytes() const noexcept { return impl_->strip_bytes; }
+
+void Team::abandon(int thread, const std::string& why) noexcept {
+  Impl& m = *impl_;
+  if (m.abandoning.exchange(true, std::memory_order_relaxed)) return;  // the first reason stands
+  const std::size_t n = std::min(why.size(), sizeof(m.abandon_reason) - 1);
+  std::memcpy(m.abandon_reason, why.data(), n);
+  m.abandon_reason[n] = '\0';
+  m.abandoned_by.store(thread, std::memory_order_release);
+  m.notifier.notify_all();
+}
 
 AllreduceAlgorithm Team::choose_allreduce(std::size_t bytes) const noexcept {
   const std::uint64_t last = impl_->last_allreduce_choice.load(std::memory_order_relaxed);

@@ -96,16 +96,28 @@ struct Team::Impl {
     notifier.notify_all();
   }
 
-  // Thread t waits until thread `other` has published `value` (or throws after the team's wait timeout).
+  // Thread t waits until thread `other` has published `value` (or throws after the team's wait timeout, or
+  // once a thread has abandoned the team).
   void await(int t, int other, std::uint64_t value) {
     const auto& flag = slots[other].flag;
     if (flag.load(std::memory_order_acquire) >= value) return;
-    const auto done = [&] { return flag.load(std::memory_order_acquire) >= value; };
+    const auto done = [&] {
+      return flag.load(std::memory_order_acquire) >= value || abandoned_by.load(std::memory_order_relaxed) >= 0;
+    };
     if (!notifier.wait(done, config.wait_policy, Notifier::Clock::now() + config.wait_timeout, config.spin_count))
       throw Error("team collective: thread " + std::to_string(t) + " waited " +
                   std::to_string(config.wait_timeout.count()) + " ms for thread " + std::to_string(other) +
                   " (do all " + std::to_string(p) + " threads call the same collectives in the same order?)");
+    if (flag.load(std::memory_order_acquire) >= value) return;
+    const int by = abandoned_by.load(std::memory_order_acquire);
+    throw Error("team collective: thread " + std::to_string(t) + " stopped waiting for thread " +
+                std::to_string(other) + ": thread " + std::to_string(by) + " abandoned the team: " + abandon_reason);
   }
+
+  // Team::abandon: the first thread to abandon writes the reason, then publishes its index (release).
+  std::atomic<bool> abandoning{false};
+  std::atomic<int> abandoned_by{-1};
+  char abandon_reason[256] = {};  // no allocation: a thread abandons when memory has run out
 
   void copy_from(int t, int source, void* destination, const void* from, std::size_t bytes) const noexcept {
     CopyPolicy policy = config.copy;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "proxy/collective_model.hpp"
@@ -88,6 +89,13 @@ class Team {
                  AllreduceAlgorithm algorithm = AllreduceAlgorithm::automatic) {
     allreduce(thread, send, recv, count, Reduction::builtin(data_type_of<T>(), op), algorithm);
   }
+
+  // Thread `thread` cannot take its part in the collective it has begun (an error before its part, such as
+  // memory it could not allocate): every other thread's wait in the team, now and later, throws proxy::Error
+  // naming it and `why` ("team collective: thread 1 stopped waiting for thread 0: thread 0 abandoned the
+  // team: ..."), instead of waiting out wait_timeout. The team cannot be used after. The caller throws its own
+  // error; the first reason is kept (truncated to 255 bytes).
+  void abandon(int thread, const std::string& why) noexcept;
 
   // What `automatic` picks for `bytes` per thread (the model, with this team's shape).
   AllreduceAlgorithm choose_allreduce(std::size_t bytes) const noexcept;
