@@ -19,6 +19,9 @@
 //                     program reports it and exits 1 long before PROXY_WAIT_TIMEOUT
 //   unwind-collective as unwind-plan with a tracked MPI_Ibarrier rank 1 never enters, which cannot be cancelled:
 //                     one line at once, then the job ends
+//   progress-blocked  rank 0 posts an Operation whose progress() blocks in MPI_Barrier (rank 1 never enters) and
+//                     waits: the pass never returns; one line naming it, then the job ends (under every strategy:
+//                     cooperative runs the pass on the waiting thread itself, whose wait cannot time out then)
 //   commit-alone      rank 0 commits a plan with an allreduce on MPI_COMM_WORLD, rank 1 one without a collective
 //                     element: rank 0's commit waits in the comparison between the ranks; at PROXY_WAIT_TIMEOUT one
 //                     line naming the plan, the element, the call and the cause, then the job ends
@@ -27,6 +30,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -73,6 +77,32 @@ int commit_alone(proxy::ProxyThread& proxy) {
   proxy.commit(spec);
   if (proxy.rank() != 0) sleep_until_killed();
   std::printf("rank 0: the commit returned without rank 1\n");
+  return 1;
+}
+
+// progress-blocked: an Operation that blocks in its progress(), as a hand-written collective's state machine
+// calling a blocking MPI function would.
+class BlockingProgress final : public proxy::Operation {
+ public:
+  explicit BlockingProgress(MPI_Comm comm) : Operation("blocking"), comm_(comm) {}
+  void start(std::uint64_t) override {}
+  bool progress() override {
+    MPI_Barrier(comm_);
+    return true;
+  }
+  bool cancellable() const noexcept override { return false; }
+
+ private:
+  MPI_Comm comm_;
+};
+
+int progress_blocked(proxy::ProxyThread& proxy) {
+  try {
+    proxy.wait(proxy.post(std::make_shared<BlockingProgress>(proxy.comm())));
+    std::printf("rank 0: the barrier completed without rank 1\n");
+  } catch (const proxy::Error& e) {  // dedicated and polling: the wait times out; the shutdown cannot join
+    std::printf("rank 0: %s\n", e.what());
+  }
   return 1;
 }
 
@@ -154,6 +184,8 @@ int main(int argc, char** argv) try {
     } else if (env.rank() == 0) {
       if (which == "call-abandoned") {
         status = call_abandoned(proxy);
+      } else if (which == "progress-blocked") {
+        status = progress_blocked(proxy);
       } else if (which == "call-running") {
         proxy.call([&] { MPI_Barrier(proxy.comm()); }, "barrier");
         std::printf("rank 0: the barrier completed without rank 1\n");

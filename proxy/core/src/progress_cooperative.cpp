@@ -125,12 +125,13 @@ class CooperativeDriver final : public ProgressDriver {
 
  private:
   // The watchdog. A pass that does not return is a closure blocked in MPI (a blocking call waiting for a peer
-  // that is gone, a commit's comparison between ranks) on the thread that ran the pass: a compute thread,
-  // whose own wait cannot time out then, as the caller's does when the proxy thread runs it (await_call). The
-  // same operation inside its start() with no pass finished for the wait timeout ends the job with one line:
+  // that is gone, a commit's comparison between ranks), or an Operation's progress() blocked likewise, on the
+  // thread that ran the pass: a compute thread, whose own wait cannot time out then, as the caller's does when
+  // the proxy thread runs it (await_call, a ticket's timed wait). The same operation inside its start() or
+  // progress() (ProxyChannel::inside) with no pass finished for the wait timeout ends the job with one line:
   // the running commit's report (ProxyChannel::call_report), else the operation's label.
   void watch_for_a_blocked_pass() {
-    const Operation* inside = channel_.starting.load(std::memory_order_acquire);
+    const Operation* inside = channel_.inside.load(std::memory_order_acquire);
     const std::uint64_t passes = passes_.load(std::memory_order_relaxed);
     if (inside == nullptr) {
       watched_ = nullptr;
@@ -149,7 +150,7 @@ class CooperativeDriver final : public ProgressDriver {
       const std::lock_guard<std::mutex> lock(channel_.call_report_mutex);
       if (channel_.call_report != nullptr) line = (*channel_.call_report)();
     }
-    if (line.empty()) line = still_running_report(inside->label(), config_.wait_timeout);  // alive: in its start()
+    if (line.empty()) line = still_running_report(inside->label(), config_.wait_timeout);  // alive: inside it
     Environment::abort("proxy: error: rank " + std::to_string(channel_.rank) + ": " + line, 1);
   }
 
@@ -181,7 +182,7 @@ class CooperativeDriver final : public ProgressDriver {
 
   ProgressToken token_;                   // whoever holds it runs a pass
   std::atomic<std::uint64_t> passes_{0};  // passes run, by any thread (the token holder writes)
-  // The watchdog's (the proxy thread's alone): the operation seen inside its start(), the passes then, since when.
+  // The watchdog's (the proxy thread's alone): the operation seen inside, the passes then, since when.
   const Operation* watched_ = nullptr;
   std::uint64_t watched_passes_ = 0;
   Notifier::Clock::time_point watched_since_{};

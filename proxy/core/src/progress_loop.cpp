@@ -153,19 +153,19 @@ std::size_t ProgressLoop::drain() {
   // The entry is made after the start: its copies then overlap the message's flight.
   Operation* const operation = command.plan != nullptr ? command.plan : command.operation.get();
   const std::uint64_t started_at = command.plan != nullptr && config_.timings ? now() : 0;
-  channel_.starting.store(operation, std::memory_order_release);
+  channel_.inside.store(operation, std::memory_order_release);
   try {
     if (command.plan != nullptr)
       command.plan->start(command.epoch);  // a direct call, its common case inlined (plan_operation.hpp)
     else
       operation->start(command.epoch);
   } catch (...) {
-    channel_.starting.store(nullptr, std::memory_order_release);
+    channel_.inside.store(nullptr, std::memory_order_release);
     fail(ActiveOperation{operation, std::move(command.operation), command.plan, command.epoch, started_at},
          std::current_exception());
     return;
   }
-  channel_.starting.store(nullptr, std::memory_order_release);
+  channel_.inside.store(nullptr, std::memory_order_release);
   ActiveOperation& entry = active_.emplace_back(
       ActiveOperation{operation, std::move(command.operation), command.plan, command.epoch, started_at});
   if (entry.plan != nullptr) entry.plan->set_in_flight(true);
@@ -191,9 +191,16 @@ void ProgressLoop::keep_while_active(std::shared_ptr<Operation> plan) {
   for (auto entry = active_.begin(); entry != active_.end();) {
     bool done = false;
     try {
-      done = entry->plan != nullptr ? entry->plan->progress() : entry->operation->progress();
+      if (entry->plan != nullptr) {
+        done = entry->plan->progress();
+      } else {
+        channel_.inside.store(entry->operation, std::memory_order_release);
+        done = entry->operation->progress();
+        channel_.inside.store(nullptr, std::memory_order_release);
+      }
       if (done) publish(*entry);
     } catch (...) {
+      channel_.inside.store(nullptr, std::memory_order_release);
       fail(*entry, std::current_exception());
       done = true;
     }

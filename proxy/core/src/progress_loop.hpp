@@ -57,9 +57,10 @@ struct ProxyChannel {
   std::atomic<int> bound_core{-1};
   std::atomic<std::thread::id> proxy_thread{};  // set when the loop starts
   int rank = 0;                                 // for reports; set before the loop starts
-  // The operation whose start() the proxy is inside (a closure may block there), for the report of a
-  // shutdown that cannot join; and whether the loop has returned (the destructor's bounded join).
-  std::atomic<const Operation*> starting{nullptr};
+  // The operation whose start() the loop is inside (a closure may block there), or whose progress() when it
+  // is not a plan (a plan's only tests; another Operation may block), for the report of a shutdown that
+  // cannot join and the cooperative watchdog's; and whether the loop has returned (the bounded join).
+  std::atomic<const Operation*> inside{nullptr};
   std::atomic<bool> finished{false};
   // What a running commit waits in (its comparison between ranks), for the report of a pass that does not
   // return (the cooperative strategy's watchdog): set and cleared under the mutex by the commit's closure.

@@ -219,8 +219,8 @@ ProxyThread::~ProxyThread() {
     const auto limit = 2 * config_.wait_timeout;
     if (!channel.completions.wait([&] { return channel.finished.load(std::memory_order_acquire); },
                                   WaitPolicy::block, Notifier::Clock::now() + limit, 0)) {
-      const Operation* stuck = channel.starting.load(std::memory_order_acquire);
-      // `stuck` is alive: the proxy is inside its start() and has not come back.
+      const Operation* stuck = channel.inside.load(std::memory_order_acquire);
+      // `stuck` is alive: the loop is inside its start() or progress() and has not come back.
       Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": the proxy thread did not finish within " +
                              seconds_text(limit) + " at shutdown (2 x PROXY_WAIT_TIMEOUT), blocked in " +
                              (stuck != nullptr ? stuck->label() : std::string("an MPI call")) +
