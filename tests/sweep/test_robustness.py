@@ -128,10 +128,20 @@ class TestRobustness(unittest.TestCase):
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertEqual(done.stderr.strip(), line)
 
-    def test_timeout_inf(self):
-        """--timeout inf: one line, exit 2."""
-        self.usage_error([*self.args, "--timeout", "inf"],
-                         "sweep: error: --timeout 'inf' is not a finite positive number of seconds")
+    def test_timeout_refusals(self):
+        """--timeout, a real option, refused as the C++ drivers refuse theirs (cg3d --tol, redblack3d --omega),
+        the text as given: one line each, exit 2 (it said "--timeout 'inf' is not a finite positive number of
+        seconds")."""
+        for value, line in (("inf", "--timeout: Value inf is not a finite number"),
+                            ("nan", "--timeout: Value nan is not a finite number"),
+                            ("1e400", "--timeout: Value 1e400 is not a finite number"),
+                            ("ten", "--timeout: Value ten is not a finite number"),
+                            ("0", "--timeout must be greater than 0, got '0'"),
+                            ("-1", "--timeout must be greater than 0, got '-1'"),
+                            ("1e-400", "--timeout must be greater than 0, got '1e-400'"),
+                            ("1000000.5", "--timeout: Value 1000000.5 not in range 0 to 1000000")):
+            with self.subTest(value=value):
+                self.usage_error([*self.args, "--timeout", value], f"sweep: error: {line}")
 
     def test_empty_paths(self):
         """--out '', --driver ' ' and --spec '': one line, exit 2 (toolkit.cli.Parser; before: the spec's folder
@@ -144,7 +154,7 @@ class TestRobustness(unittest.TestCase):
         """--timeout 1e14 (Python's clocks overflow beyond ~9.2e9 s: a traceback's OverflowError, before) and
         --reps above 1000000: one line each, exit 2."""
         self.usage_error([*self.args, "--timeout", "1e14"],
-                         "sweep: error: --timeout '1e14' is above its maximum 1000000 s")
+                         "sweep: error: --timeout: Value 1e14 not in range 0 to 1000000")
         self.usage_error(self.args_with("--reps", "1000001"),
                          "sweep: error: --reps: Value 1000001 not in range 1 to 1000000")
 

@@ -12,6 +12,8 @@
 // Thread safety: immutable after construction; any thread may call the const functions.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <cstddef>
 #include <string>
 #include <string_view>

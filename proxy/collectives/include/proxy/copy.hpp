@@ -7,6 +7,8 @@
 // Thread safety: every function may be called from any thread; nothing is shared.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <cstddef>
 #include <string_view>
 

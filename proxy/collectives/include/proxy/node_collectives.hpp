@@ -19,6 +19,8 @@
 // ProxyThread while it runs (communicators are duplicated and freed through it); destroy before it.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <chrono>
 #include <cstddef>
 #include <functional>

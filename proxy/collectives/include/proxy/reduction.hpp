@@ -5,6 +5,8 @@
 // Thread safety: a Reduction is immutable plain data; combine() may run on any thread concurrently.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -3,6 +3,8 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <mpi.h>
 
 #include "proxy/reduction.hpp"

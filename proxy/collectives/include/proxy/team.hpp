@@ -11,6 +11,8 @@
 // Calls by two different teams never interact. Not re-entrant for one thread index.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <chrono>
 #include <cstddef>
 #include <memory>

@@ -11,6 +11,8 @@
 // Thread contract: init/startComm/waitComm from one compute thread; track() only inside commFn.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <map>
 #include <memory>
 

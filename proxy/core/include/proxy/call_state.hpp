@@ -8,6 +8,8 @@
 // one compare-exchange on `queued` decides who owns fn: the proxy (running) or nobody (abandoned).
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <atomic>
 
 namespace proxy::detail {

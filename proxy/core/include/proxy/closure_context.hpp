@@ -3,6 +3,8 @@
 // Thread contract: used only by the closure it is handed to, on the thread running it.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <vector>
 
 #include <mpi.h>

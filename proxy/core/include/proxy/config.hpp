@@ -3,6 +3,8 @@
 // Plain data: any thread may read a Config; nothing here is shared or synchronised.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <chrono>
 #include <cstddef>
 #include <string>

@@ -3,6 +3,8 @@
 // the API.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include "proxy/appendix_a.hpp"
 #include "proxy/config.hpp"
 #include "proxy/environment.hpp"

@@ -13,6 +13,8 @@
 // Thread safety: construct, use and destroy on the main thread; const accessors from any thread.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <atomic>
 #include <memory>
 #include <string>

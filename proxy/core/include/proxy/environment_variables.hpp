@@ -4,6 +4,8 @@
 // variable is documented everywhere by adding it here. Plain data, any thread.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <span>
 #include <string>
 #include <string_view>

@@ -4,6 +4,8 @@
 // that expired; its message lists what was still outstanding.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>

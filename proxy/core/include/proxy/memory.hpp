@@ -5,6 +5,8 @@
 // Thread contract: any thread; memory_share reads /proc and /sys and calls no MPI.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <array>
 #include <limits>
 #include <string>

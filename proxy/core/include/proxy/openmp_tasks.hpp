@@ -15,6 +15,8 @@
 // rethrows the TimeoutError of an epoch that never completed, then test(ticket) to rethrow a failed one.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <omp.h>
 
 #include "proxy/proxy_thread.hpp"

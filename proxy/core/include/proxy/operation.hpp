@@ -11,6 +11,8 @@
 // stores the error with the operation and rethrows it to the waiter as CommError.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <atomic>
 #include <cstdint>
 #include <exception>

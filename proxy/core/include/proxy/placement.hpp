@@ -7,6 +7,8 @@
 // (hwloc order). Thread safety: plain values and pure functions, callable from any thread.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <string>
 #include <vector>
 

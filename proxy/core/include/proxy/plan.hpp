@@ -14,6 +14,8 @@
 // between start and completion (receive buffers) or until completion (send buffers).
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>

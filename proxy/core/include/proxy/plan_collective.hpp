@@ -24,6 +24,8 @@
 // same order.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <vector>
 
 #include <mpi.h>

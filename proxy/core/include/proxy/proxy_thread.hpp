@@ -31,6 +31,8 @@
 //     job at once, with one line, for what cannot.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>

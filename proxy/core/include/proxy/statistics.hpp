@@ -1,6 +1,8 @@
 // Statistics the proxy keeps about itself and each plan; a snapshot is taken by ProxyThread::statistics().
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <cstddef>
 #include <cstdint>
 #include <string>

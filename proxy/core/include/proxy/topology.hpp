@@ -4,6 +4,8 @@
 // Thread safety: const member functions may be called from any thread once constructed.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <cstddef>
 #include <memory>
 #include <string>

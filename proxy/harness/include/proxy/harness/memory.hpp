@@ -8,6 +8,8 @@
 // alike. (C and Fortran programs, whose proxy thread already runs, call proxy_check_memory: the same check.)
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <string_view>
 
 #include <mpi.h>

@@ -9,6 +9,8 @@
 // Pure functions, any thread.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <stdexcept>
 #include <string_view>
 

@@ -12,6 +12,8 @@
 // the proxy thread owns MPI from the constructor on, and on_mpi_thread() is the way to reach it.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <exception>
 #include <functional>
 #include <optional>

@@ -20,6 +20,8 @@
 // Long compute functions call team.progress_point() between chunks of their work (see StepThread).
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <exception>
 #include <functional>
 #include <mutex>

@@ -12,6 +12,8 @@
 // Thread contract: wait_all on the thread that may call MPI; the exceptions are plain values.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <functional>
 #include <span>
 #include <string>

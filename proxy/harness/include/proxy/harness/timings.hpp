@@ -15,6 +15,8 @@
 // Thread contract: plain data.
 #pragma once
 
+#include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
+
 #include <vector>
 
 namespace proxy::harness {
