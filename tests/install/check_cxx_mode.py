@@ -11,15 +11,13 @@ WORK_DIR/prefix; then, compiled as a user would, with `CXX $(pkg-config --cflags
 Prints one line per check; exits 1 naming each that failed."""
 import argparse
 import concurrent.futures
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from check_doc_examples import pkg_config
-from check_readme_api import run
+from check_readme_api import install_library, with_pkg_config_path
 
 LINE = ("proxy: these headers need C++20 (-std=c++20, which pkg-config proxyrt gives); the compiler is in an older "
         "mode")
@@ -53,12 +51,8 @@ def compile_line(compiler, work, include, flags):
 def main():
     args = parse_args()
     work = Path(args.work_dir)
-    shutil.rmtree(work, ignore_errors=True)
-    prefix = work / "prefix"
-    run(["cmake", "--install", args.build_dir, "--prefix", prefix, "--component", "Unspecified"])
-    pkgconfig_dirs = sorted({str(pc.parent) for pc in prefix.rglob("proxyrt.pc")})
-    environment = dict(os.environ, PKG_CONFIG_PATH=os.pathsep.join(pkgconfig_dirs))
-    compiler = [args.cxx, *pkg_config(["--cflags", "proxyrt"], environment)]
+    prefix = install_library(args.build_dir, work)
+    compiler = [args.cxx, *pkg_config(["--cflags", "proxyrt"], with_pkg_config_path(prefix))]
     include_dir = prefix / "include"
     headers = sorted(str(h.relative_to(include_dir)) for h in (include_dir / "proxy").rglob("*.hpp"))
     others = [h for h in headers if h not in ("proxy/proxy.hpp", "proxy/version.hpp")]

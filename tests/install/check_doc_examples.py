@@ -23,7 +23,6 @@ import concurrent.futures
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -192,9 +191,9 @@ class Toolchain:
 
     def __init__(self, prefix, args):
         self.prefix = prefix
-        pkgconfig_dirs = sorted({str(pc.parent) for pc in prefix.rglob("proxyrt.pc")})
-        self.environment = dict(os.environ, PKG_CONFIG_PATH=os.pathsep.join(pkgconfig_dirs),
-                                LD_LIBRARY_PATH=os.pathsep.join(str(Path(d).parent) for d in pkgconfig_dirs))
+        self.environment = readme.with_pkg_config_path(prefix)
+        self.environment["LD_LIBRARY_PATH"] = os.pathsep.join(str(Path(d).parent)
+                                                              for d in readme.pkg_config_dirs(prefix))
         self.compiler = {"cpp": [args.cxx]}
         self.cflags = {"cpp": pkg_config(["--cflags", "proxyrt"], self.environment) + ["-I", args.contexts]}
         self.libs = {"cpp": pkg_config(["--libs", "proxyrt"], self.environment)}
@@ -316,9 +315,7 @@ def main():
                      for context in sorted(Path(args.contexts).iterdir()) if context.stem not in used]
 
     work = Path(args.work_dir)
-    shutil.rmtree(work, ignore_errors=True)
-    prefix = work / "prefix"
-    readme.run(["cmake", "--install", args.build_dir, "--prefix", prefix, "--component", "Unspecified"])
+    prefix = readme.install_library(args.build_dir, work)
     tools = Toolchain(prefix, args)
     examples = work / "examples"
     examples.mkdir()

@@ -45,8 +45,7 @@ def readme_example(prefix, work, args, environment):
     readme.run(["cmake", "-S", source, "-B", work / "cmake-build", f"-DCMAKE_PREFIX_PATH={prefix}"], env=environment)
     readme.run(["cmake", "--build", work / "cmake-build"], env=environment)
     readme.check_runs(work / "cmake-build" / "app", mpiexec, "CMake (find_package)", environment)
-    pkgconfig_dirs = sorted({str(pc.parent) for pc in prefix.rglob("proxyrt.pc")})
-    with_pkgconfig = dict(environment, PKG_CONFIG_PATH=os.pathsep.join(pkgconfig_dirs))
+    with_pkgconfig = readme.with_pkg_config_path(prefix, environment)
     for line in blocks["sh"].splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             readme.run(line, shell=True, cwd=source, env=with_pkgconfig, executable="/bin/bash")

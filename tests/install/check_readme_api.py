@@ -68,6 +68,26 @@ def run(command, **kwargs):
     return done.stdout
 
 
+def install_library(build_dir, work):
+    """A fresh `work` folder with BUILD_DIR's libraries and headers (component Unspecified) installed into
+    work/prefix; returns the prefix."""
+    shutil.rmtree(work, ignore_errors=True)
+    prefix = work / "prefix"
+    run(["cmake", "--install", build_dir, "--prefix", prefix, "--component", "Unspecified"])
+    return prefix
+
+
+def pkg_config_dirs(prefix):
+    """The folders under `prefix` that hold proxyrt.pc (lib/pkgconfig, or lib/<multiarch>/pkgconfig)."""
+    return sorted({str(pc.parent) for pc in prefix.rglob("proxyrt.pc")})
+
+
+def with_pkg_config_path(prefix, environment=None):
+    """`environment` (the process's by default) with PKG_CONFIG_PATH naming prefix's pkg-config folders."""
+    return dict(os.environ if environment is None else environment,
+                PKG_CONFIG_PATH=os.pathsep.join(pkg_config_dirs(prefix)))
+
+
 def check_runs(program, mpiexec, how, environment=None):
     """Run the built example on one rank; its line must say the halo was exchanged."""
     output = run(shlex.split(mpiexec) + ["-n", "1", str(program)], env=environment)
@@ -80,9 +100,7 @@ def main():
     """Install, generate the example from README, build and run it with CMake and with pkg-config."""
     args = parse_args()
     work = Path(args.work_dir)
-    shutil.rmtree(work, ignore_errors=True)
-    prefix = work / "prefix"
-    run(["cmake", "--install", args.build_dir, "--prefix", prefix, "--component", "Unspecified"])
+    prefix = install_library(args.build_dir, work)
     blocks = readme_blocks(args.readme)
 
     source = work / "app"
@@ -95,13 +113,12 @@ def main():
     run(["cmake", "--build", work / "cmake-build"])
     check_runs(work / "cmake-build" / "app", args.mpiexec, "CMake (find_package)")
 
-    pkgconfig_dirs = sorted({str(pc.parent) for pc in prefix.rglob("proxyrt.pc")})
-    environment = dict(os.environ, PKG_CONFIG_PATH=os.pathsep.join(pkgconfig_dirs))
+    environment = with_pkg_config_path(prefix)
     for line in blocks["sh"].splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             run(line, shell=True, cwd=source, env=environment, executable="/bin/bash")
     # A shared build's libraries, found as a system prefix's would be through ld.so.conf.
-    environment["LD_LIBRARY_PATH"] = os.pathsep.join(str(Path(d).parent) for d in pkgconfig_dirs)
+    environment["LD_LIBRARY_PATH"] = os.pathsep.join(str(Path(d).parent) for d in pkg_config_dirs(prefix))
     check_runs(source / "app", args.mpiexec, "pkg-config proxyrt", environment)
     return 0
 
