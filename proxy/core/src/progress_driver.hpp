@@ -98,12 +98,13 @@ class DedicatedDriver : public ProgressDriver {
 
 // Each strategy's factory, defined in its own file (dedicated: progress.cpp builds DedicatedDriver itself).
 std::unique_ptr<ProgressDriver> make_polling_driver(ProxyChannel& channel, ProgressLoop& loop, const Config& config);
-// The line that ends the job when a call's closure is still running at the wait timeout (a blocking MPI call
-// waiting for a peer that is gone), on the proxy thread (await_call) or on a thread the cooperative strategy
-// let run it (its watchdog): "closure 'barrier' did not finish within 2.0 s (PROXY_WAIT_TIMEOUT) and ...".
-std::string still_running_report(const std::string& label, std::chrono::milliseconds timeout);
 std::unique_ptr<ProgressDriver> make_cooperative_driver(ProxyChannel& channel, ProgressLoop& loop,
                                                         const Config& config);
+
+// The line that ends the job when an operation is still running at the wait timeout (a blocking MPI call waiting
+// for a peer that is gone), on the proxy thread (await_call) or on a thread the cooperative strategy let run it
+// (its watchdog): "closure 'barrier' did not finish within 2.0 s (PROXY_WAIT_TIMEOUT) and ...".
+std::string still_running_report(const std::string& label, std::chrono::milliseconds timeout);
 
 // The driver of `strategy` (dedicated, polling or cooperative; automatic means dedicated here: the
 // placement's choice, choose_progress, is made before). Defined in progress.cpp, the strategies' table.
