@@ -191,9 +191,7 @@ class Toolchain:
 
     def __init__(self, prefix, args):
         self.prefix = prefix
-        self.environment = readme.with_pkg_config_path(prefix)
-        self.environment["LD_LIBRARY_PATH"] = os.pathsep.join(str(Path(d).parent)
-                                                              for d in readme.pkg_config_dirs(prefix))
+        self.environment = dict(readme.with_pkg_config_path(prefix), LD_LIBRARY_PATH=readme.library_path(prefix))
         self.compiler = {"cpp": [args.cxx]}
         self.cflags = {"cpp": pkg_config(["--cflags", "proxyrt"], self.environment) + ["-I", args.contexts]}
         self.libs = {"cpp": pkg_config(["--libs", "proxyrt"], self.environment)}

@@ -49,7 +49,7 @@ def readme_example(prefix, work, args, environment):
     for line in blocks["sh"].splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             readme.run(line, shell=True, cwd=source, env=with_pkgconfig, executable="/bin/bash")
-    with_pkgconfig["LD_LIBRARY_PATH"] = os.pathsep.join(str(Path(d).parent) for d in readme.pkg_config_dirs(prefix))
+    with_pkgconfig["LD_LIBRARY_PATH"] = readme.library_path(prefix)
     readme.check_runs(source / "app", mpiexec, "pkg-config proxyrt", with_pkgconfig)
 
 

@@ -82,6 +82,11 @@ def pkg_config_dirs(prefix):
     return sorted({str(pc.parent) for pc in prefix.rglob("proxyrt.pc")})
 
 
+def library_path(prefix):
+    """LD_LIBRARY_PATH for prefix's shared libraries: the folders holding its pkg-config folders."""
+    return os.pathsep.join(str(Path(d).parent) for d in pkg_config_dirs(prefix))
+
+
 def with_pkg_config_path(prefix, environment=None):
     """`environment` (the process's by default) with PKG_CONFIG_PATH naming prefix's pkg-config folders."""
     return dict(os.environ if environment is None else environment,
@@ -118,7 +123,7 @@ def main():
         if line.strip() and not line.lstrip().startswith("#"):
             run(line, shell=True, cwd=source, env=environment, executable="/bin/bash")
     # A shared build's libraries, found as a system prefix's would be through ld.so.conf.
-    environment["LD_LIBRARY_PATH"] = os.pathsep.join(str(Path(d).parent) for d in pkg_config_dirs(prefix))
+    environment["LD_LIBRARY_PATH"] = library_path(prefix)
     check_runs(source / "app", args.mpiexec, "pkg-config proxyrt", environment)
     return 0
 
