@@ -336,4 +336,31 @@ TEST(CollectiveModel, MeasuredCurvesDecideOnTheirShape) {
                Error);
 }
 
+// On one socket a two-stage broadcast is the one-stage one (team_broadcast.cpp): the two-stage allreduce
+// algorithms are the same code as their one-stage twins, so calibrate measures and the model chooses among the
+// three that differ. A twin's curve (a file written before) is not a candidate, and a twin is predicted as its
+// one-stage algorithm; on two sockets all five differ.
+TEST(CollectiveModel, OnOneSocketTheTwoStageAlgorithmsAreTheirOneStageTwins) {
+  using A = AllreduceAlgorithm;
+  const TeamShape pair{2, 1}, node{16, 2};
+  EXPECT_EQ(distinct_allreduce_algorithms(pair),
+            (std::vector<A>{A::tree_one_stage, A::dissemination, A::tiled_one_stage}));
+  EXPECT_EQ(distinct_allreduce_algorithms(node), allreduce_algorithms());
+  EXPECT_EQ(as_run(A::tree_two_stage, pair), A::tree_one_stage);
+  EXPECT_EQ(as_run(A::tiled_two_stage, pair), A::tiled_one_stage);
+  EXPECT_EQ(as_run(A::tiled_two_stage, node), A::tiled_two_stage);
+  EXPECT_EQ(as_run(A::automatic, pair), A::automatic);
+
+  const std::vector<MeasuredCurve> curves = {
+      {A::tree_one_stage, {{8, 2.0e-6}, {4096, 9.0e-6}}},
+      {A::tree_two_stage, {{8, 1.0e-6}, {4096, 7.0e-6}}},  // the twin measured faster: noise
+      {A::tiled_one_stage, {{8, 3.0e-6}, {4096, 8.0e-6}}},
+      {A::tiled_two_stage, {{8, 3.0e-6}, {4096, 6.0e-6}}}};
+  const CollectiveModel model(ModelParameters{}, pair, curves);
+  EXPECT_EQ(model.choose_allreduce(pair, 8), A::tree_one_stage);
+  EXPECT_EQ(model.choose_allreduce(pair, 4096), A::tiled_one_stage);
+  EXPECT_DOUBLE_EQ(model.predict(A::tree_two_stage, pair, 8), 2.0e-6) << "the twin runs the one-stage code";
+  EXPECT_DOUBLE_EQ(model.predict(A::tiled_two_stage, pair, 4096), 8.0e-6);
+}
+
 }  // namespace

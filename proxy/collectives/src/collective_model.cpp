@@ -117,6 +117,20 @@ const std::vector<AllreduceAlgorithm>& allreduce_algorithms() noexcept {
   return all;
 }
 
+AllreduceAlgorithm as_run(AllreduceAlgorithm algorithm, TeamShape shape) noexcept {
+  if (shape.sockets > 1) return algorithm;
+  if (algorithm == AllreduceAlgorithm::tree_two_stage) return AllreduceAlgorithm::tree_one_stage;
+  if (algorithm == AllreduceAlgorithm::tiled_two_stage) return AllreduceAlgorithm::tiled_one_stage;
+  return algorithm;
+}
+
+std::vector<AllreduceAlgorithm> distinct_allreduce_algorithms(TeamShape shape) {
+  std::vector<AllreduceAlgorithm> distinct;
+  for (auto a : allreduce_algorithms())
+    if (as_run(a, shape) == a) distinct.push_back(a);
+  return distinct;
+}
+
 AllreduceAlgorithm parse_allreduce_algorithm(std::string_view text) {
   if (const auto algorithm = detail::value_named(kAllreduceAlgorithms, text)) return *algorithm;
   throw Error("unknown allreduce algorithm '" + std::string(text) + "' (expected " +
@@ -169,6 +183,7 @@ const MeasuredCurve* CollectiveModel::curve_of(AllreduceAlgorithm algorithm, Tea
 double CollectiveModel::predict(AllreduceAlgorithm algorithm, TeamShape shape, std::size_t bytes) const noexcept {
   if (algorithm == AllreduceAlgorithm::automatic) return predict(choose_allreduce(shape, bytes), shape, bytes);
   if (shape.threads <= 1) return 0.0;
+  algorithm = as_run(algorithm, shape);
   if (const MeasuredCurve* curve = curve_of(algorithm, shape)) return curve->at(bytes);
   return formula(algorithm, shape, bytes);
 }
@@ -204,15 +219,18 @@ double CollectiveModel::predict(ReduceAlgorithm algorithm, TeamShape shape, std:
 }
 
 AllreduceAlgorithm CollectiveModel::choose_allreduce(TeamShape shape, std::size_t bytes) const noexcept {
-  if (!curves_.empty() && shape == measured_shape_) {  // measured here: the cheapest measured algorithm
-    const MeasuredCurve* best = &curves_.front();
+  // Measured here: the cheapest measured algorithm. A twin's curve (as_run; a file calibrate wrote before it
+  // left twins out has them) is not a candidate.
+  if (shape == measured_shape_) {
+    const MeasuredCurve* best = nullptr;
     for (const auto& c : curves_)
-      if (c.at(bytes) < best->at(bytes)) best = &c;
-    return best->algorithm;
+      if (as_run(c.algorithm, shape) == c.algorithm && (best == nullptr || c.at(bytes) < best->at(bytes))) best = &c;
+    if (best != nullptr) return best->algorithm;
   }
   AllreduceAlgorithm best = AllreduceAlgorithm::tree_one_stage;
   double best_time = predict(best, shape, bytes);
   for (auto a : allreduce_algorithms()) {
+    if (as_run(a, shape) != a) continue;  // its twin's time: the same code runs
     const double time = predict(a, shape, bytes);
     if (time < best_time) best = a, best_time = time;  // ties keep the earlier (simpler) algorithm
   }

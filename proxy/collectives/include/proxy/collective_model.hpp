@@ -52,6 +52,13 @@ struct TeamShape {
   bool operator==(const TeamShape&) const = default;
 };
 
+// The algorithm a team of `shape` runs for `algorithm`: on one socket a two-stage broadcast is the one-stage
+// one (team_broadcast.cpp), so tree-two-stage and tiled-two-stage run as tree-one-stage and tiled-one-stage.
+AllreduceAlgorithm as_run(AllreduceAlgorithm algorithm, TeamShape shape) noexcept;
+// The concrete algorithms that differ on `shape` (those as_run leaves as they are), in allreduce_algorithms()'
+// order: what calibrate measures and the model chooses among. Measuring twins apart only measured noise.
+std::vector<AllreduceAlgorithm> distinct_allreduce_algorithms(TeamShape shape);
+
 // One allreduce algorithm's measured time (seconds) at increasing sizes (bytes per thread).
 struct MeasuredCurve {
   AllreduceAlgorithm algorithm = AllreduceAlgorithm::dissemination;
