@@ -272,9 +272,7 @@ int run(int argc, char** argv) {
   c.b_beta = 2 * c.b_alpha;
   c.B_beta = 2 * c.B_alpha;
   print_parameters(c);
-  if (topology.numa_domains() == 1)
-    std::printf("  (one NUMA domain: beta values set to twice alpha, not measured; the two-stage algorithms run as\n"
-                "   their one-stage ones and are not measured apart)\n");
+  if (topology.numa_domains() == 1) std::printf("  (one NUMA domain: beta values set to twice alpha, not measured)\n");
 
   // 2. The curves: every algorithm at every --sizes size (median over iterations of the slowest thread).
   // For this team shape the model interpolates them; the formulas above serve every other shape.
@@ -282,6 +280,9 @@ int run(int argc, char** argv) {
   // same code, and choosing between two measurements of it chose noise (up to 1.10x at 512 KiB here).
   const proxy::TeamShape shape = team.shape();
   const std::vector<proxy::AllreduceAlgorithm> algorithms = proxy::distinct_allreduce_algorithms(shape);
+  if (algorithms.size() < proxy::allreduce_algorithms().size())
+    std::printf("  (the team spans one socket: the two-stage algorithms run as their one-stage ones, not measured\n"
+                "   apart)\n");
   // Every algorithm of a size in 5 alternated rounds, the median of their medians: a host whose speed
   // changes within a run (this VM's does) then moves every algorithm alike instead of favouring one.
   const auto median_times = [&](std::size_t bytes) {
