@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# stop_rank.sh REGEX MPIEXEC... -- DRIVER ARGS...: runs DRIVER on two ranks (MPMD, rank 1 through a wrapper
-# that records its pid), stops rank 1 with SIGSTOP once it has used a second of CPU time (so it computes in
-# the loop: both ranks are past the set-up, whose waits are not CPU-bound), and passes when the job then ends by itself with a non-zero exit and a line matching REGEX.
+# stop_rank.sh REGEX MPIEXEC... -- DRIVER ARGS...: runs DRIVER on two ranks (MPMD, each through a wrapper that
+# records its pid), stops rank 1 with SIGSTOP once both ranks are computing in the loop, and passes when the job
+# then ends by itself with a non-zero exit and a line matching REGEX.
+# In the loop: each rank has used a second of CPU time and both used CPU in the same half second. One rank's
+# CPU time alone did not tell: a blocking MPI collective of the set-up spins (MPICH polls), so a rank whose peer
+# lagged by a second under load had its second of CPU time while still in the set-up, and stopped there it ended
+# the job with the set-up's line (a plan's commit), not the loop's. Two ranks computing at once are past it: in a
+# set-up wait one spins while the other lags.
 # The driver's wait timeout (PROXY_WAIT_TIMEOUT, short in the test's environment) must end it; CTest's
 # TIMEOUT catches a hang. The stopped rank is continued and killed on every exit path.
 set -u
@@ -11,18 +16,27 @@ while [ "$1" != "--" ]; do launcher+=("$1"); shift; done
 shift
 work=$(mktemp -d)
 pidfile=$work/rank1.pid
+pidfile0=$work/rank0.pid
 cleanup() {
   if [ -s "$pidfile" ]; then kill -CONT "$(cat "$pidfile")" 2>/dev/null; kill -KILL "$(cat "$pidfile")" 2>/dev/null; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
-"${launcher[@]}" -n 1 "$@" : -n 1 bash -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" >"$work/out" 2>&1 &
+record='echo $$ > "$0"; exec "$@"'
+"${launcher[@]}" -n 1 bash -c "$record" "$pidfile0" "$@" : -n 1 bash -c "$record" "$pidfile" "$@" >"$work/out" 2>&1 &
 job=$!
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 ticks_per_second=$(getconf CLK_TCK)
-for _ in $(seq 1200); do
+window=$((ticks_per_second / 20))  # 0.05 s of CPU time in the last half second: running, not lagging
+before0='' before1=''  # the last sample's, half a second ago
+for poll in $(seq 1200); do
   if ! kill -0 $job 2>/dev/null; then break; fi
-  if [ -s "$pidfile" ] && [ "$(cpu_ticks "$(cat "$pidfile")")" -ge "$ticks_per_second" ]; then break; fi
+  if [ -s "$pidfile0" ] && [ -s "$pidfile" ] && [ $((poll % 5)) -eq 0 ]; then
+    now0=$(cpu_ticks "$(cat "$pidfile0")") now1=$(cpu_ticks "$(cat "$pidfile")")
+    if [ -n "$before0" ] && [ "$now0" -ge "$ticks_per_second" ] && [ "$now1" -ge "$ticks_per_second" ] &&
+       [ $((now0 - before0)) -ge "$window" ] && [ $((now1 - before1)) -ge "$window" ]; then break; fi
+    before0=$now0 before1=$now1
+  fi
   sleep 0.1
 done
 kill -STOP "$(cat "$pidfile")"
