@@ -6,7 +6,8 @@
 # CPU time alone did not tell: a blocking MPI collective of the set-up spins (MPICH polls), so a rank whose peer
 # lagged by a second under load had its second of CPU time while still in the set-up, and stopped there it ended
 # the job with the set-up's line (a plan's commit), not the loop's. Two ranks computing at once are past it: in a
-# set-up wait one spins while the other lags.
+# set-up wait one spins while the other lags. Not always: a proxy-mode rank that lags inside its proxy's call (a
+# commit) while its main thread spins waiting for it passes too; no such lag has been seen without a preloaded one.
 # The driver's wait timeout (PROXY_WAIT_TIMEOUT, short in the test's environment) must end it; CTest's
 # TIMEOUT catches a hang. The stopped rank is continued and killed on every exit path.
 set -u
