@@ -230,9 +230,10 @@ AllreduceAlgorithm CollectiveModel::choose_allreduce(TeamShape shape, std::size_
   AllreduceAlgorithm best = AllreduceAlgorithm::tree_one_stage;
   double best_time = predict(best, shape, bytes);
   for (auto a : allreduce_algorithms()) {
-    if (as_run(a, shape) != a) continue;  // its twin's time: the same code runs
     const double time = predict(a, shape, bytes);
-    if (time < best_time) best = a, best_time = time;  // ties keep the earlier (simpler) algorithm
+    // Ties keep the earlier (simpler) algorithm: a two-stage twin, predicted as its one-stage algorithm on one
+    // socket, never wins.
+    if (time < best_time) best = a, best_time = time;
   }
   return best;
 }
