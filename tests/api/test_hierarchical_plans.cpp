@@ -448,6 +448,55 @@ TEST(HierarchicalPlans, ANonCommutativeOperationKeepsTheContributionsOrder) {
   MPI_Op_free(&left);
 }
 
+// A pair type with padding after each element (MPI_DOUBLE_INT: 12 bytes of data, extent 16): a MINLOC over the
+// threads, the porting idiom for an argmin. Every element reduced, in the allreduce's own result, through a
+// staging buffer (the result overlaps contribution 0) and in a reduce (staged): the last one was left out (the
+// span was count x 12 bytes, the elements 16 apart) and the reduce wrote past its staging buffer.
+TEST(HierarchicalPlans, APaddedPairTypeReducesEveryElementLikeMpi) {
+  struct DoubleInt {
+    double value;
+    int index;
+  };
+  static_assert(sizeof(DoubleInt) == 16);
+  constexpr int kThreads = 3, kCount = 5;
+  const int rank = world_rank(), size = world_size();
+  // Thread t of rank r, element k: a value whose minimum moves between threads and ranks with k.
+  const auto value = [&](int t, int k) { return double((t * 7 + rank * 5 + k * 3) % 11); };
+  std::vector<std::vector<DoubleInt>> c(kThreads, std::vector<DoubleInt>(kCount + 1, {-1.0, -1}));
+  for (int t = 0; t < kThreads; ++t)
+    for (int k = 0; k < kCount; ++k) c[t][k] = {value(t, k), 100 * rank + 10 * t + k};
+  std::vector<DoubleInt> want(kCount);
+  std::vector<DoubleInt> mine(c[0].begin(), c[0].begin() + kCount);
+  for (int t = 1; t < kThreads; ++t) MPI_Reduce_local(c[t].data(), mine.data(), kCount, MPI_DOUBLE_INT, MPI_MINLOC);
+  MPI_Allreduce(mine.data(), want.data(), kCount, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD);
+  std::vector<DoubleInt> all(kCount + 1, {-1.0, -1}), reduced(kCount + 1, {-1.0, -1});
+  std::vector<DoubleInt> in_place = c[0];
+  {
+    proxy::ProxyThread proxy(MPI_COMM_WORLD);
+    proxy::PlanSpec spec("argmin");
+    spec.allreduce(MPI_COMM_WORLD, {c[0].data(), c[1].data(), c[2].data()}, all.data(), kCount, MPI_DOUBLE_INT,
+                   MPI_MINLOC)
+        .allreduce(MPI_COMM_WORLD, {in_place.data(), c[1].data(), c[2].data()}, in_place.data(), kCount,
+                   MPI_DOUBLE_INT, MPI_MINLOC)
+        .reduce(MPI_COMM_WORLD, size - 1, {c[0].data(), c[1].data(), c[2].data()}, reduced.data(), kCount,
+                MPI_DOUBLE_INT, MPI_MINLOC);
+    proxy.wait(proxy.start(proxy.commit(spec)));
+  }
+  for (int k = 0; k < kCount; ++k) {
+    EXPECT_EQ(all[k].value, want[k].value) << "element " << k;
+    EXPECT_EQ(all[k].index, want[k].index) << "element " << k;
+    EXPECT_EQ(in_place[k].value, want[k].value) << "element " << k;
+    EXPECT_EQ(in_place[k].index, want[k].index) << "element " << k;
+    if (rank == size - 1) {
+      EXPECT_EQ(reduced[k].value, want[k].value) << "element " << k;
+      EXPECT_EQ(reduced[k].index, want[k].index) << "element " << k;
+    }
+  }
+  EXPECT_EQ(all[kCount].index, -1);  // nothing written past the result
+  EXPECT_EQ(in_place[kCount].index, -1);
+  EXPECT_EQ(reduced[kCount].index, -1);
+}
+
 TEST(HierarchicalPlans, BadElementsAreRefusedByName) {
   double a = 0.0, sum = 0.0;
   proxy::ProxyThread proxy(MPI_COMM_WORLD);

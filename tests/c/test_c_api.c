@@ -3,6 +3,7 @@
  * the failures: their status and their message, word for word the C++ exception's what(). Built with -DMPI (a
  * macro a C stencil code defines) and no MPI C++ bindings. Prints "test_c_api: N checks passed" on rank 0, exit 0; a failed
  * check prints what failed and ends the job with exit 1. */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,11 @@ int main(int argc, char** argv) {
   CHECK(strncmp(proxy_last_error(), text, strlen(text)) == 0);
   CHECK(proxy_check_memory(NULL, env, "--n 1", 1.0) == PROXY_ERROR_ARGUMENT);
   CHECK(last_error_is("proxy_check_memory: thread is NULL"));
+  /* A need below 0 or NaN is the caller's error, refused before the collective (it read "needs nan B"). */
+  CHECK(proxy_check_memory(thread, env, "--n 3", -1.0) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_check_memory: bytes_per_rank is -1, not a number of bytes >= 0"));
+  CHECK(proxy_check_memory(thread, env, "--n 3", NAN) == PROXY_ERROR_ARGUMENT);
+  CHECK(last_error_is("proxy_check_memory: bytes_per_rank is nan, not a number of bytes >= 0"));
 
   /* A ring: each rank sends its rank + 100 * epoch to the right and receives from the left. */
   int out = 0, in = -1;

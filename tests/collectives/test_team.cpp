@@ -327,6 +327,28 @@ TEST(TeamErrors, BadArgumentsAreNamed) {
   }
 }
 
+// The bounds of PROXY_WAIT_TIMEOUT and PROXY_SPIN_COUNT hold for a TeamConfig too: milliseconds::max() overflowed
+// the deadline of every wait (a team collective then timed out at once).
+TEST(TeamErrors, AWaitTimeoutOrSpinCountOutsideTheBoundsIsNamed) {
+  const auto refusal = [](auto change) {
+    TeamConfig config = test_config();
+    change(config);
+    try {
+      Team team(2, config);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(refusal([](TeamConfig& c) { c.wait_timeout = std::chrono::milliseconds::max(); }),
+            "Team: TeamConfig::wait_timeout is 9223372036854775807 ms, outside [10 ms, 1e6 s]");
+  EXPECT_EQ(refusal([](TeamConfig& c) { c.wait_timeout = std::chrono::milliseconds(0); }),
+            "Team: TeamConfig::wait_timeout is 0 ms, outside [10 ms, 1e6 s]");
+  EXPECT_EQ(refusal([](TeamConfig& c) { c.spin_count = -3; }),
+            "Team: TeamConfig::spin_count is -3, outside [0, 1000000000]");
+  EXPECT_EQ(refusal([](TeamConfig& c) { c.wait_timeout = std::chrono::hours(1); }), "(no error)");
+}
+
 TEST(TeamErrors, MissingThreadTimesOutWithDiagnostic) {
   TeamConfig config = test_config();
   config.wait_timeout = std::chrono::milliseconds(200);

@@ -14,6 +14,7 @@
 #include <functional>
 #include <regex>
 #include <string>
+#include <thread>
 #include <typeinfo>
 #include <vector>
 
@@ -192,6 +193,39 @@ TEST(ApiMisuse, TicketsAndTimeoutsThatNoStartGaveAreRefused) {
   expect_a_ring_still_runs(proxy);
 }
 
+// A wait "for ever" (milliseconds::max(), or any timeout past 1e6 s) waits: its deadline overflowed the clock and
+// it timed out at once. And a Config outside the documented bounds is refused by the constructor, by name.
+TEST(ApiMisuse, AWaitWithoutPracticalEndWaitsAndBadConfigsAreRefused) {
+  {
+    proxy::ProxyThread proxy;
+    int x = 1, y = 0;
+    proxy::PlanSpec held("held");
+    held.parts(1).send_when_ready({0}, proxy.rank(), 5, &x, 1, MPI_INT).recv(proxy.rank(), 5, &y, 1, MPI_INT);
+    const proxy::Plan plan = proxy.commit(held);
+    for (const std::chrono::milliseconds forever : {std::chrono::milliseconds::max(), 10'000'000'000'000ms}) {
+      const proxy::Ticket ticket = proxy.start(plan);
+      std::thread marker([&] {
+        std::this_thread::sleep_for(100ms);  // any delay: the wait must outlast it
+        proxy.ready(ticket, 0);
+      });
+      EXPECT_EQ(misuse_outcome([&] { proxy.wait(ticket, forever); }), "(no exception)");
+      marker.join();
+      EXPECT_EQ(y, x);
+      ++x;
+    }
+  }
+  proxy::Config config;
+  config.wait_timeout = std::chrono::milliseconds::max();
+  EXPECT_EQ(misuse_outcome([&] { proxy::ProxyThread proxy(MPI_COMM_WORLD, config); }),
+            "Error: ProxyThread: Config::wait_timeout is 9223372036854775807 ms, outside [10 ms, 1e6 s]");
+  config = proxy::Config{};
+  config.queue_capacity = std::size_t{1} << 62;
+  EXPECT_EQ(misuse_outcome([&] { proxy::ProxyThread proxy(MPI_COMM_WORLD, config); }),
+            "Error: ProxyThread: Config::queue_capacity is 4611686018427387904, not a power of two in [2, 1048576]");
+  proxy::ProxyThread proxy;  // a refused one leaves nothing behind
+  expect_a_ring_still_runs(proxy);
+}
+
 // Commit copies the spec: changing or committing it again afterwards makes other plans, never changes this one.
 TEST(ApiMisuse, ASpecChangedOrCommittedAgainAfterCommitLeavesThePlanAsCommitted) {
   proxy::ProxyThread proxy;
@@ -313,7 +347,20 @@ TEST(ApiMisuse, AStagingBufferLargerThanMemoryIsRefusedAtCommitBeforeAllocating)
                  "Error: plan 'huge': reduce element 0" + needs);
   expect_refusal(commit("overlap", [&](auto& s) { s.allreduce(world, {&a, &b}, &a, count, block, MPI_SUM); }),
                  "Error: plan 'overlap': allreduce element 0" + needs);
-  proxy.call([&] { MPI_Type_free(&block); });
+  // An element type of 2 GiB (2^28 doubles), where MPI_Type_size gives MPI_UNDEFINED: counted in 64 bits (it
+  // was refused as "a non-contiguous datatype (size -32766, extent 2147483648)").
+  MPI_Datatype giant = MPI_DATATYPE_NULL;
+  proxy.call([&] {
+    MPI_Type_contiguous(1 << 28, MPI_DOUBLE, &giant);
+    MPI_Type_commit(&giant);
+  });
+  expect_refusal(commit("giant", [&](auto& s) { s.reduce(world, 0, {&a, &b}, &result, count, giant, MPI_SUM); }),
+                 "Error: plan 'giant': reduce element 0 needs a staging buffer of 2.0 PiB (count 1048576 of "
+                 "2147483648 bytes), more than this process can allocate: ");
+  proxy.call([&] {
+    MPI_Type_free(&giant);
+    MPI_Type_free(&block);
+  });
   expect_a_ring_still_runs(proxy);
 }
 

@@ -67,6 +67,39 @@ TEST(Config, BadEnvironmentValuesAreNamed) {
   }
 }
 
+// Settings given through the API are held to the PROXY_* variables' bounds: a wait timeout of
+// milliseconds::max() overflowed every deadline (each wait timed out at once), a queue of 2^62 slots crashed.
+TEST(Config, ApiValuesOutsideTheDocumentedBoundsAreNamed) {
+  const auto refusal = [](auto change) {
+    proxy::Config config;
+    change(config);
+    return error_of([&] { proxy::check_bounds(config, "ProxyThread"); });
+  };
+  EXPECT_EQ(refusal([](proxy::Config&) {}), "(no error)");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.wait_timeout = std::chrono::milliseconds(10); }), "(no error)");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.wait_timeout = std::chrono::milliseconds(1'000'000'000); }),
+            "(no error)");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.wait_timeout = std::chrono::milliseconds::max(); }),
+            "ProxyThread: Config::wait_timeout is 9223372036854775807 ms, outside [10 ms, 1e6 s]");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.wait_timeout = std::chrono::milliseconds(1'000'000'001); }),
+            "ProxyThread: Config::wait_timeout is 1000000001 ms, outside [10 ms, 1e6 s]");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.wait_timeout = std::chrono::milliseconds(9); }),
+            "ProxyThread: Config::wait_timeout is 9 ms, outside [10 ms, 1e6 s]");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.wait_timeout = std::chrono::milliseconds(-5); }),
+            "ProxyThread: Config::wait_timeout is -5 ms, outside [10 ms, 1e6 s]");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.spin_count = -1; }),
+            "ProxyThread: Config::spin_count is -1, outside [0, 1000000000]");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.proxy_core = 65536; }),
+            "ProxyThread: Config::proxy_core is 65536, outside [-1, 65535]");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.queue_capacity = std::size_t{1} << 62; }),
+            "ProxyThread: Config::queue_capacity is 4611686018427387904, not a power of two in [2, 1048576]");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.queue_capacity = 3; }),
+            "ProxyThread: Config::queue_capacity is 3, not a power of two in [2, 1048576]");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.queue_capacity = 1; }),
+            "ProxyThread: Config::queue_capacity is 1, not a power of two in [2, 1048576]");
+  EXPECT_EQ(refusal([](proxy::Config& c) { c.queue_capacity = std::size_t{1} << 20; }), "(no error)");
+}
+
 TEST(WaitPolicy, ParsesAndPrintsEachPolicy) {
   for (auto p : {proxy::WaitPolicy::spin, proxy::WaitPolicy::spin_then_yield, proxy::WaitPolicy::block})
     EXPECT_EQ(proxy::parse_wait_policy(proxy::to_string(p)), p);

@@ -19,6 +19,8 @@ proxy_status proxy_check_memory(proxy_thread* thread, const proxy_environment* e
     proxy::ProxyThread& proxy = *require(thread, "proxy_check_memory", "thread").thread;
     const int ranks_on_node = require(environment, "proxy_check_memory", "environment").environment->node().size;
     require(what, "proxy_check_memory", "what");
+    if (const std::string bad = proxy::need_refusal(bytes_per_rank); !bad.empty())
+      throw proxy::c::ArgumentError("proxy_check_memory: bytes_per_rank " + bad);
     const proxy::MemoryVote mine = proxy::memory_vote(proxy::memory_share(ranks_on_node), bytes_per_rank);
     proxy::MemoryVote reduced;
     proxy::PlanSpec spec("memory check");

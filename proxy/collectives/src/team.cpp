@@ -54,6 +54,11 @@ Team::Impl::Impl(int threads, TeamConfig cfg) : config(std::move(cfg)), p(thread
 
 Team::Team(int threads, TeamConfig config) {
   if (threads < 1) throw Error("team size must be at least 1, got " + std::to_string(threads));
+  // The bounds of PROXY_WAIT_TIMEOUT and PROXY_SPIN_COUNT (config.hpp): a huge timeout overflows the deadline.
+  if (const std::string refusal = wait_timeout_refusal(config.wait_timeout); !refusal.empty())
+    throw Error("Team: TeamConfig::wait_timeout " + refusal);
+  if (const std::string refusal = spin_count_refusal(config.spin_count); !refusal.empty())
+    throw Error("Team: TeamConfig::spin_count " + refusal);
   impl_ = std::make_unique<Impl>(threads, std::move(config));
 }
 

@@ -99,6 +99,33 @@ Config Config::from_env(Config config) {
   return config;
 }
 
+std::string wait_timeout_refusal(std::chrono::milliseconds timeout) {
+  const auto least = std::chrono::milliseconds(static_cast<long long>(kMinWaitTimeoutSeconds * 1000));
+  const auto most = std::chrono::milliseconds(static_cast<long long>(kMaxWaitTimeoutSeconds * 1000));
+  if (timeout >= least && timeout <= most) return {};
+  return "is " + std::to_string(timeout.count()) + " ms, outside [10 ms, 1e6 s]";
+}
+
+std::string spin_count_refusal(long long spin_count) {
+  if (spin_count >= 0 && spin_count <= kMaxSpinCount) return {};
+  return "is " + std::to_string(spin_count) + ", outside [0, " + std::to_string(kMaxSpinCount) + "]";
+}
+
+void check_bounds(const Config& config, std::string_view who) {
+  const std::string prefix = std::string(who) + ": Config::";
+  if (const std::string refusal = wait_timeout_refusal(config.wait_timeout); !refusal.empty())
+    throw Error(prefix + "wait_timeout " + refusal);
+  if (const std::string refusal = spin_count_refusal(config.spin_count); !refusal.empty())
+    throw Error(prefix + "spin_count " + refusal);
+  if (config.proxy_core < -1 || config.proxy_core > kMaxCore)
+    throw Error(prefix + "proxy_core is " + std::to_string(config.proxy_core) + ", outside [-1, " +
+                std::to_string(kMaxCore) + "]");
+  const std::size_t capacity = config.queue_capacity;
+  if (capacity < 2 || capacity > static_cast<std::size_t>(kMaxQueueCapacity) || (capacity & (capacity - 1)) != 0)
+    throw Error(prefix + "queue_capacity is " + std::to_string(capacity) + ", not a power of two in [2, " +
+                std::to_string(kMaxQueueCapacity) + "]");
+}
+
 void validate_environment() {
   Config::from_env();
   if (const char* v = env("PROXY_NODE_SIZE")) parse_long("PROXY_NODE_SIZE", v, 1, kMaxNodeSize);

@@ -97,6 +97,13 @@ std::string_view to_string(MemoryLimit limit) {
   return "?";
 }
 
+std::string need_refusal(double bytes) {
+  if (bytes >= 0.0) return {};
+  char text[64];
+  std::snprintf(text, sizeof text, "is %g, not a number of bytes >= 0", bytes);
+  return text;
+}
+
 std::string bytes_text(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
   int unit = 0;

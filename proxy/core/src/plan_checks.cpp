@@ -51,4 +51,18 @@ std::string staging_refusal(std::uint64_t count, std::uint64_t element_bytes) {
          " available (" + std::string(to_string(share.limit)) + ")";
 }
 
+std::uint64_t datatype_size(MPI_Datatype type) {
+  MPI_Count size = 0;
+  MPI_Type_size_x(type, &size);
+  return size > 0 ? static_cast<std::uint64_t>(size) : 0;
+}
+
+std::uint64_t buffer_span(std::uint64_t count, MPI_Datatype type) {
+  if (count == 0) return 0;
+  MPI_Aint lower = 0;
+  MPI_Aint extent = 0;
+  MPI_Type_get_extent(type, &lower, &extent);
+  return (count - 1) * static_cast<std::uint64_t>(extent) + datatype_size(type);
+}
+
 }  // namespace proxy

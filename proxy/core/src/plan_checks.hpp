@@ -32,4 +32,13 @@ void validate_transfer_datatypes(const PlanSpec& spec, MPI_Comm comm);
 // 8388608 bytes), more than this process can allocate: 21.3 GiB available (the host's MemAvailable)".
 std::string staging_refusal(std::uint64_t count, std::uint64_t element_bytes);
 
+// The bytes of data in one element of `type`, in 64 bits (MPI_Type_size_x): MPI_Type_size gives MPI_UNDEFINED
+// for a type of 2 GiB or more, which read as a size named -32766 bytes in messages and statistics.
+std::uint64_t datatype_size(MPI_Datatype type);
+
+// The bytes from a buffer's start to the end of its last of `count` elements of `type`: (count - 1) x extent +
+// size for a type whose data lies contiguous at each element's start, with padding after it allowed (a pair type
+// such as MPI_DOUBLE_INT: 12 bytes of data, extent 16). 0 for a count of 0.
+std::uint64_t buffer_span(std::uint64_t count, MPI_Datatype type);
+
 }  // namespace proxy

@@ -136,11 +136,9 @@ void agree_on_collectives(const PlanSpec& spec, bool refused_here, AgreementProg
     std::vector<long long> shape;  // per element: kind, root, bytes, operation
     for (std::size_t i : on_comm) {
       const CollectiveElement& e = elements[i];
-      int type_size = 0;
-      MPI_Type_size(e.type, &type_size);
       shape.push_back(static_cast<long long>(e.kind));
       shape.push_back(e.kind == CollectiveElement::Kind::allreduce ? 0 : e.root);
-      shape.push_back(static_cast<long long>(e.count) * type_size);
+      shape.push_back(static_cast<long long>(static_cast<std::uint64_t>(e.count) * datatype_size(e.type)));
       shape.push_back(agreed_op_code(e));
     }
     const auto range = extremes_over(comm, shape);
@@ -157,13 +155,10 @@ void agree_on_collectives(const PlanSpec& spec, bool refused_here, AgreementProg
       if (root.first != root.second)
         throw Error(item + "names root " + std::to_string(root.first) + " on some ranks and " +
                     std::to_string(root.second) + " on others: every rank must name the same root");
-      if (bytes.first != bytes.second) {
-        int type_size = 0;
-        MPI_Type_size(e.type, &type_size);
+      if (bytes.first != bytes.second)
         throw Error(item + "has " + std::to_string(bytes.first) + " bytes on some ranks and " +
                     std::to_string(bytes.second) + " on others (here count " + std::to_string(e.count) + " of " +
-                    std::to_string(type_size) + " bytes): every rank must give the same count and type");
-      }
+                    std::to_string(datatype_size(e.type)) + " bytes): every rank must give the same count and type");
       if (op.first != op.second)
         throw Error(item + "has operation " + agreed_op_name(op.first) + " on some ranks and " +
                     agreed_op_name(op.second) + " on others: every rank must give the same operation");
@@ -198,18 +193,18 @@ bool persistent_collectives_available() noexcept {
 #endif
 }
 
-bool result_overlaps_contributions(const CollectiveElement& e, std::uint64_t bytes) {
+bool result_overlaps_contributions(const CollectiveElement& e, std::uint64_t span) {
   const auto begin = reinterpret_cast<std::uintptr_t>(e.buffer);
   for (const void* c : e.contributions) {
     const auto other = reinterpret_cast<std::uintptr_t>(c);
-    if (begin < other + bytes && other < begin + bytes) return true;
+    if (begin < other + span && other < begin + span) return true;
   }
   return false;
 }
 
-bool needs_staging(const CollectiveElement& e, std::uint64_t bytes) {
+bool needs_staging(const CollectiveElement& e, std::uint64_t span) {
   return !e.contributions.empty() &&
-         (e.kind != CollectiveElement::Kind::allreduce || result_overlaps_contributions(e, bytes));
+         (e.kind != CollectiveElement::Kind::allreduce || result_overlaps_contributions(e, span));
 }
 
 void validate_collectives(const PlanSpec& spec, MPI_Comm comm) {
@@ -238,28 +233,28 @@ void validate_collectives(const PlanSpec& spec, MPI_Comm comm) {
       if (e.contributions[c] == nullptr && e.count > 0)
         throw Error(item + "has a null contribution " + std::to_string(c) + " for count " + std::to_string(e.count));
     if (!e.contributions.empty()) {
-      // The proxy reduces contributions element by element into a staging buffer: no gaps in the type.
-      int type_size = 0;
-      MPI_Aint lower = 0;
-      MPI_Aint extent = 0;
-      MPI_Type_size(e.type, &type_size);
-      MPI_Type_get_true_extent(e.type, &lower, &extent);
-      if (lower != 0 || extent != type_size)
-        throw Error(item + "has contributions of a non-contiguous datatype (size " + std::to_string(type_size) +
-                    ", extent " + std::to_string(extent) + "): use a contiguous one");
-      // Before PlanOperation allocates it (a bad_alloc there would name nothing).
-      const auto bytes = static_cast<std::uint64_t>(e.count) * static_cast<std::uint64_t>(type_size);
-      if (needs_staging(e, bytes))
-        if (const std::string refusal = staging_refusal(e.count, type_size); !refusal.empty())
+      // The proxy copies and reduces contributions into a staging buffer laid out as theirs: each element's data
+      // contiguous from its first byte. Padding after it is allowed: MPI_DOUBLE_INT (12 bytes of data, extent
+      // 16) for a MINLOC over the threads.
+      const std::uint64_t size = datatype_size(e.type);
+      MPI_Aint lower = 0, extent = 0, true_lower = 0, true_extent = 0;
+      MPI_Type_get_extent(e.type, &lower, &extent);
+      MPI_Type_get_true_extent(e.type, &true_lower, &true_extent);
+      if (lower != 0 || true_lower != 0 || static_cast<std::uint64_t>(true_extent) != size || extent < true_extent)
+        throw Error(item + "has contributions of a non-contiguous datatype (size " + std::to_string(size) +
+                    ", extent " + std::to_string(true_extent) + "): use a contiguous one");
+      // Before PlanOperation allocates it (a bad_alloc there would name nothing): count x extent bytes.
+      if (needs_staging(e, buffer_span(static_cast<std::uint64_t>(e.count), e.type)))
+        if (const std::string refusal = staging_refusal(e.count, static_cast<std::uint64_t>(extent));
+            !refusal.empty())
           throw Error(item + refusal);
     }
   }
 }
 
 int reduce_contributions(const CollectiveElement& e, std::byte* staging) {
-  int type_size = 0;
-  MPI_Type_size(e.type, &type_size);
-  const std::size_t bytes = static_cast<std::size_t>(e.count) * static_cast<std::size_t>(type_size);
+  // Every byte from the first element's start to the last one's end (the padding between elements too).
+  const auto bytes = static_cast<std::size_t>(buffer_span(static_cast<std::uint64_t>(e.count), e.type));
   if (bytes == 0) return MPI_SUCCESS;
   if (reduces_in_ranges(e)) {
     reduce_contribution_range(e, staging, 0, static_cast<std::size_t>(e.count));

@@ -23,11 +23,11 @@ namespace proxy {
 void validate_collectives(const PlanSpec& spec, MPI_Comm comm);
 
 // Whether an element's result buffer shares a byte with one of its contributions (then the thread-level phase
-// cannot write the result while it reads them).
-bool result_overlaps_contributions(const CollectiveElement& element, std::uint64_t bytes);
-// Whether the element reduces its contributions into a staging buffer of its own (of `bytes`, count x type
-// size): a reduce (its result is the root's only), or an allreduce whose result overlaps a contribution.
-bool needs_staging(const CollectiveElement& element, std::uint64_t bytes);
+// cannot write the result while it reads them). `span`: the bytes each covers, buffer_span (plan_checks.hpp).
+bool result_overlaps_contributions(const CollectiveElement& element, std::uint64_t span);
+// Whether the element reduces its contributions into a staging buffer of its own (count x extent bytes): a
+// reduce (its result is the root's only), or an allreduce whose result overlaps a contribution.
+bool needs_staging(const CollectiveElement& element, std::uint64_t span);
 
 // Collective over each communicator the spec's collective elements name (blocking MPI_Allreduce, proxy thread):
 // every rank compares what it committed there, element by element (how many; kind, root, bytes = count x type

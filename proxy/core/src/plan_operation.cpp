@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 
+#include "plan_checks.hpp"
 #include "plan_collectives.hpp"
 #include "proxy/memory.hpp"
 #include "proxy/detail/counted.hpp"
@@ -44,13 +45,12 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     if (t.peer == MPI_PROC_NULL) continue;  // nothing to move: dropped here rather than started every epoch
     auto slot = std::make_unique<Slot>();
     slot->transfer = t;
-    int type_size = 1;
-    if (!(t.pack || t.unpack)) MPI_Type_size(t.type, &type_size);
-    slot->bytes = static_cast<std::uint64_t>(t.count) * static_cast<std::uint64_t>(type_size);
+    const std::uint64_t type_size = t.pack || t.unpack ? 1 : datatype_size(t.type);
+    slot->bytes = static_cast<std::uint64_t>(t.count) * type_size;
     bytes_ += slot->bytes;
     void* buffer = t.buffer;
     if (t.pack || t.unpack) {
-      allocate_staging(*slot, "transfer " + std::to_string(index));
+      allocate_staging(*slot, slot->bytes, "transfer " + std::to_string(index));
       buffer = slot->staging.data();
     }
     MPI_Request request = MPI_REQUEST_NULL;
@@ -75,20 +75,21 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
     const CollectiveElement& e = spec.collectives()[index];
     auto slot = std::make_unique<Slot>();
     slot->collective = e;
-    int type_size = 1;
-    MPI_Type_size(e.type, &type_size);
-    slot->bytes = static_cast<std::uint64_t>(e.count) * static_cast<std::uint64_t>(type_size);
+    slot->bytes = static_cast<std::uint64_t>(e.count) * datatype_size(e.type);
     bytes_ += slot->bytes;
     slot->parts = e.parts;
     if (!e.contributions.empty()) {
       // The collective sends what the threads' contributions reduce to. An allreduce reduces them into its
       // own result and runs in place: no staging copy for MPI to read (on one rank, nothing more to do).
       // A reduce (its result is the root's only), or a result that overlaps a contribution: a staging buffer.
-      if (!needs_staging(e, slot->bytes)) {
+      if (!needs_staging(e, buffer_span(static_cast<std::uint64_t>(e.count), e.type))) {
         slot->reduced = static_cast<std::byte*>(e.buffer);
         slot->collective->send = MPI_IN_PLACE;
       } else {
-        allocate_staging(*slot, std::string(kind_name(e.kind)) + " element " + std::to_string(index));
+        MPI_Aint lower = 0, extent = 0;  // laid out as the contributions: padding after each element too
+        MPI_Type_get_extent(e.type, &lower, &extent);
+        allocate_staging(*slot, static_cast<std::uint64_t>(e.count) * static_cast<std::uint64_t>(extent),
+                         std::string(kind_name(e.kind)) + " element " + std::to_string(index));
         slot->reduced = slot->staging.data();
         slot->collective->send = slot->reduced;
       }
@@ -128,13 +129,13 @@ PlanOperation::PlanOperation(const PlanSpec& spec, MPI_Comm comm, std::uint64_t 
   tests_plainly_ = collective_count_ == 0 && !has_unpack_;
 }
 
-void PlanOperation::allocate_staging(Slot& slot, const std::string& item) {
+void PlanOperation::allocate_staging(Slot& slot, std::uint64_t bytes, const std::string& item) {
   try {
-    slot.staging.resize(static_cast<std::size_t>(slot.bytes));
+    slot.staging.resize(static_cast<std::size_t>(bytes));
   } catch (const std::bad_alloc&) {  // checked against the memory available at validation; taken since
     release();
     throw Error(label() + ": " + item + " could not allocate its staging buffer of " +
-                bytes_text(static_cast<double>(slot.bytes)) + " (out of memory)");
+                bytes_text(static_cast<double>(bytes)) + " (out of memory)");
   }
 }
 

@@ -117,9 +117,9 @@ class PlanOperation final : public Operation {
     std::vector<int> parts;          // a *_when_ready() transfer or element: started once these are ready
     std::atomic<bool> held{false};   // ... and they are not all ready yet in this epoch
   };
-  // Constructor: slot.staging of slot.bytes; a failure releases what was made and throws proxy::Error naming the
+  // Constructor: slot.staging of `bytes`; a failure releases what was made and throws proxy::Error naming the
   // plan and `item` ("reduce element 0") rather than a bare std::bad_alloc.
-  void allocate_staging(Slot& slot, const std::string& item);
+  void allocate_staging(Slot& slot, std::uint64_t bytes, const std::string& item);
   // One MPI_Testsome over the started requests (pending_ > 0); true once none is pending. While the epoch goes
   // on (others pending or held), its completed slots are stamped one by one (done_in); its completion is
   // published for all of them.

@@ -2,6 +2,7 @@
 // then, ready, test, wait). The proxy thread itself runs ProgressLoop (progress_loop.cpp).
 #include "proxy/proxy_thread.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <exception>
@@ -97,6 +98,9 @@ void ProxyThread::construct(MPI_Comm comm, int core) {
   const auto check = [](int code, const char* call) {
     if (code != MPI_SUCCESS) throw Error(std::string("ProxyThread: ") + call + " failed: " + mpi_error_string(code));
   };
+  // Settings given through the API, held to the PROXY_* variables' bounds: a wait timeout of
+  // milliseconds::max() overflowed the clock (every wait timed out at once), a queue of 2^62 slots crashed.
+  check_bounds(config_, "ProxyThread");
   // Before any other MPI call: outside MPI_Init .. MPI_Finalize, MPI ends the process naming no cause.
   int initialized = 0;
   int finalized = 0;
@@ -453,6 +457,9 @@ void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) 
   if (timeout.count() < 0) [[unlikely]]
     throw Error("wait on " + op.label() + " epoch " + std::to_string(ticket.epoch) + ": the timeout, " +
                 std::to_string(timeout.count()) + " ms, is negative");
+  // A longer wait waits 1e6 s (PROXY_WAIT_TIMEOUT's bound): milliseconds::max(), "forever", overflowed the
+  // clock's deadline and timed out at once.
+  timeout = std::min(timeout, std::chrono::milliseconds(static_cast<long long>(kMaxWaitTimeoutSeconds * 1000)));
   auto done = [&] { return op.completed_epoch() >= ticket.epoch; };
   if (done()) {  // the common case once the data are needed: no clock read
     if (auto error = op.error()) std::rethrow_exception(error);

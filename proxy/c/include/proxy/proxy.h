@@ -123,7 +123,8 @@ proxy_status proxy_thread_progress_strategy(const proxy_thread* thread, const ch
  * of any rank are reduced by a plan on the proxy thread, so every rank gets the same answer. When it does not
  * fit: PROXY_ERROR_SETTINGS on every rank, and proxy_last_error() is the line, `what` naming the options that set
  * the size: "--nx 100000 --ny 100000 needs 149.0 GiB per rank (1 rank on this node), 23.1 GiB available per rank
- * (the host's MemAvailable)" (print it from rank 0, exit 2). */
+ * (the host's MemAvailable)" (print it from rank 0, exit 2). A bytes_per_rank below 0 or NaN is
+ * PROXY_ERROR_ARGUMENT on the rank that gave it, before the collective. */
 proxy_status proxy_check_memory(proxy_thread* thread, const proxy_environment* environment, const char* what,
                                 double bytes_per_rank);
 
@@ -195,8 +196,8 @@ proxy_status proxy_start(proxy_thread* thread, proxy_plan* plan, proxy_ticket* t
 /* Part `part` of the ticket's epoch is ready (proxy::ProxyThread::ready). */
 proxy_status proxy_ready(proxy_thread* thread, proxy_ticket ticket, int part);
 /* Waits for the ticket's epoch under the wait policy, at most timeout_ms milliseconds
- * (PROXY_WAIT_DEFAULT_TIMEOUT, -1: the configured timeout; another negative value is PROXY_ERROR_ARGUMENT).
- * PROXY_ERROR_TIMEOUT or PROXY_ERROR_COMMUNICATION
+ * (PROXY_WAIT_DEFAULT_TIMEOUT, -1: the configured timeout; another negative value is PROXY_ERROR_ARGUMENT; more
+ * than 1e6 s waits 1e6 s, so INT64_MAX waits without practical end). PROXY_ERROR_TIMEOUT or PROXY_ERROR_COMMUNICATION
  * with the message on failure. */
 proxy_status proxy_wait(proxy_thread* thread, proxy_ticket ticket, int64_t timeout_ms);
 /* *done = 1 when the epoch has completed, else 0; a stored communication failure is returned. */

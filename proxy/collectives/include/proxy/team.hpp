@@ -59,7 +59,8 @@ std::vector<std::vector<int>> team_levels(const Topology& topology, const std::v
 
 class Team {
  public:
-  // Throws proxy::Error for threads < 1 or levels that do not have `threads` entries.
+  // Throws proxy::Error for threads < 1, levels that do not have `threads` entries, or a wait_timeout or
+  // spin_count outside the bounds of PROXY_WAIT_TIMEOUT and PROXY_SPIN_COUNT (config.hpp).
   explicit Team(int threads, TeamConfig config = {});
   ~Team();
   Team(const Team&) = delete;

@@ -56,6 +56,16 @@ inline constexpr long kMaxQueueCapacity = 1L << 20;               // PROXY_QUEUE
 inline constexpr long kMaxNodeSize = 1L << 20;                    // PROXY_NODE_SIZE in [1, 2^20]
 inline constexpr long kMaxCollectiveModelBytes = 1L << 20;        // a model file (PROXY_COLLECTIVE_MODEL) is at most 1 MiB
 
+// "" when `timeout` lies in [kMinWaitTimeoutSeconds, kMaxWaitTimeoutSeconds], else why not, after the setting's
+// name: "is 5 ms, outside [10 ms, 1e6 s]".
+std::string wait_timeout_refusal(std::chrono::milliseconds timeout);
+// "" when `spin_count` lies in [0, kMaxSpinCount], else "is -1, outside [0, 1000000000]".
+std::string spin_count_refusal(long long spin_count);
+// Throws proxy::Error, prefixed by `who`, naming the first setting of `config` outside the bounds above (a value
+// set through the API is held to the PROXY_* variables' bounds too): "ProxyThread: Config::queue_capacity is 3,
+// not a power of two in [2, 1048576]".
+void check_bounds(const Config& config, std::string_view who);
+
 // Checks every PROXY_* variable the runtime reads (Config's, PROXY_NODE_SIZE, PROXY_COLLECTIVE_MODEL: a
 // readable, non-empty regular file of at most kMaxCollectiveModelBytes); throws proxy::Error naming the first bad variable and its value.
 // proxy::Environment calls it on every rank at start-up, so every mode of every program refuses bad values.

@@ -30,6 +30,10 @@ std::string_view to_string(MemoryLimit limit);
 // "16.1 GiB", "512.0 MiB", "3.2 EiB": for messages.
 std::string bytes_text(double bytes);
 
+// "" when `bytes` is a number of bytes (>= 0, not NaN); else why not, after its name: "is -1, not a number of
+// bytes >= 0" (a need that is not one is its caller's error, refused before the check: it read "needs nan B").
+std::string need_refusal(double bytes);
+
 // "" when `need` bytes per rank fit in `share`; else the refusal "<what> needs <need> per rank (<ranks_on_node>
 // ranks on this node), <share> available per rank (<which limit>)". `what` names the options that set the
 // size ("--n 1000"). Given the largest need and the smallest share of any rank, every rank decides alike.

@@ -76,7 +76,8 @@ struct Command;       // private to the library
 class ProxyThread {
  public:
   // comm: the communicator plans address (duplicated). core: logical core to bind the proxy to, or -1 for
-  // config.proxy_core / no binding. Without a placement, config.progress `auto` means dedicated.
+  // config.proxy_core / no binding. Without a placement, config.progress `auto` means dedicated. A setting of
+  // `config` outside its documented bounds (config.hpp) throws proxy::Error naming it.
   explicit ProxyThread(MPI_Comm comm = MPI_COMM_WORLD, Config config = Config::from_env(), int core = -1);
   // The usual way: bind the proxy where the placement says. When the placement shares the proxy's core with
   // compute work, waits default to no spinning (a waiter spinning on the core of the thread it waits for only
@@ -163,7 +164,8 @@ class ProxyThread {
   // True when the ticket's epoch has completed; rethrows a stored CommError.
   bool test(const Ticket& ticket) const;
   // Waits under the wait policy; throws TimeoutError (naming the operation, epoch and what is outstanding)
-  // after config().wait_timeout, or the stored CommError.
+  // after config().wait_timeout (or `timeout`: negative is refused, more than 1e6 s waits 1e6 s, so
+  // milliseconds::max() waits without practical end), or the stored CommError.
   void wait(const Ticket& ticket) const;
   void wait(const Ticket& ticket, std::chrono::milliseconds timeout) const;
 

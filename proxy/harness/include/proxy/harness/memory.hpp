@@ -21,7 +21,8 @@ namespace proxy::harness {
 // Collective. Throws InvalidSettings proxy::memory_refusal's line, "<what> needs <bytes> per rank
 // (<ranks_on_node> ranks on this node), <share> available per rank (<which limit>)", when the largest
 // bytes_per_rank of any rank of comm exceeds the smallest memory_share that any rank has. `what` names the
-// options that set the size ("--n 1000").
+// options that set the size ("--n 1000"). A bytes_per_rank below 0 or NaN throws proxy::Error on the rank
+// that gave it, before the collective (the caller's error, not a size).
 void check_memory(MPI_Comm comm, std::string_view what, double bytes_per_rank, int ranks_on_node);
 
 // The same for one process that calls no MPI (a tool, a single-process benchmark): throws InvalidSettings
