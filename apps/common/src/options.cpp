@@ -242,7 +242,9 @@ std::string Options::agreed_values() const {
     for (const std::string& item : s.checked) values += (values.empty() ? "" : ",") + item;
     text += "--" + s.name + " " + values + "\n";
   }
-  return text;
+  // The built-in --show-config too: answered on one rank only, it left the others waiting in the set-up's first
+  // collective until PROXY_WAIT_TIMEOUT.
+  return text + "--" + std::string(kShowConfig) + (show_config_ ? " given" : " not given") + "\n";
 }
 
 Options& Options::flag(std::string name, std::string help) {

@@ -93,7 +93,8 @@ class Options {
   std::string show_config() const;
 
   // One line "--name VALUES" per option every rank must agree on (not per_rank(), not --verbose), the
-  // checked values, a flag as "given" or "not given": what parse_agreed compares across ranks.
+  // checked values, a flag as "given" or "not given", and the built-in --show-config: what parse_agreed compares
+  // across ranks.
   std::string agreed_values() const;
 
   const std::string& program() const noexcept { return program_; }
