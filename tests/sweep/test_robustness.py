@@ -189,6 +189,15 @@ class TestRobustness(unittest.TestCase):
         self.usage_error([SWEEP, "--driver", FAKE, "--bogus"], "sweep: error: unknown option '--bogus' (see --help)")
         self.usage_error([SWEEP, "--driver", FAKE, "--group", "modes=mt ranks", "--out", self.out],
                          "sweep: error: --group 'modes=mt ranks': 'ranks' is not KEY=VALUE")
+        # Counted before any point is made: 12 parameters of 10 values filled memory before the first line.
+        ten = ",".join(str(v) for v in range(1, 11))
+        many = [word for k in range(12) for word in ("--param", f"p{k}", ten)]
+        self.usage_error([SWEEP, "--driver", FAKE, *many, "--dry-run", "--out", self.out],
+                         "sweep: error: the sweep has 1000000000000 points, more than 100000: split it into smaller "
+                         "sweeps")
+        self.usage_error([SWEEP, "--driver", FAKE, *many[:15], "--group", "modes=a,b ranks=1,2", "--dry-run",
+                          "--out", self.out],
+                         "sweep: error: the sweep has 400000 points, more than 100000: split it into smaller sweeps")
 
     def test_paths_the_system_will_not_look_up(self):
         """A name too long for the file system, a loop of symbolic links: one line naming the path and the
