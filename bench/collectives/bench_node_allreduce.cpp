@@ -183,6 +183,11 @@ int run(proxy::Environment& env, int argc, char** argv) {
   if (!apps::parse_agreed(MPI_COMM_WORLD, env.rank(), options, argc, argv, [&] {
         threads = static_cast<int>(options.integer("threads"));
         max_bytes = static_cast<std::size_t>(options.integer("max-bytes"));
+        try {  // the model file's content, read by every team: refused here, not by the first team (exit 1)
+          proxy::TeamConfig::from(proxy::Config::from_env());
+        } catch (const proxy::Error& error) {
+          throw apps::UsageError(error.what());
+        }
       }))
     return apps::kExitSuccess;
   if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;

@@ -25,6 +25,7 @@
 #include "proxy/config.hpp"
 #include "proxy/copy.hpp"
 #include "proxy/detail/counted.hpp"
+#include "proxy/error.hpp"
 #include "proxy/team.hpp"
 #include "proxy/detail/timer.hpp"
 #include "proxy/topology.hpp"
@@ -38,10 +39,7 @@ const proxy::Topology& topology() {
   return t;
 }
 
-int team_threads() {
-  if (const char* env = std::getenv("BENCH_THREADS")) return std::max(1, std::atoi(env));
-  return std::max(2, topology().cores());
-}
+int team_threads() { return bench::threads_variable("BENCH_THREADS", std::max(2, topology().cores())); }
 
 proxy::TeamConfig team_config() {
   proxy::TeamConfig config;
@@ -253,10 +251,21 @@ int main(int argc, char** argv) {
   apps::guard_program_exit("bench_team");
   apps::Options options("bench_team", "Team allreduce/broadcast per algorithm and the model's choice, an OpenMP array\n"
                                       "reduction, and copy bandwidth (Google Benchmark, one process).");
-  options.epilog("Threads: BENCH_THREADS (default: the machine's cores, at least 2).\n" +
+  options.epilog("Threads: BENCH_THREADS (default: the machine's cores, at least 2; 1 to 4096).\n" +
                  std::string(bench::kBenchmarkFlagsHelp));
   std::vector<char*> theirs;
-  if (const auto stop = bench::parse_arguments(options, -1, argc, argv, theirs)) return *stop;
+  // The settings every benchmark reads, checked before any runs (a bad PROXY_WAIT_POLICY or model file threw out
+  // of a benchmark: std::terminate, exit 134).
+  const auto check_settings = [] {
+    try {
+      proxy::validate_environment();
+      team_config();
+    } catch (const proxy::Error& error) {
+      throw apps::UsageError(error.what());
+    }
+  };
+  if (const auto stop = bench::parse_arguments(options, -1, argc, argv, theirs, MPI_COMM_NULL, check_settings))
+    return *stop;
   const std::string min_time = bench::benchmark_flag(static_cast<int>(theirs.size()), theirs.data(), "min_time", "0");
   g_min_time_s = std::strtod(min_time.c_str(), nullptr);  // checked by parse_arguments
   if (!bench::initialize(-1, theirs)) return apps::kExitUsage;

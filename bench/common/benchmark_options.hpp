@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,8 +83,11 @@ inline void add_provenance_context(int argc, char** argv) {
 // and Google Benchmark flags must be rank 0's ("--benchmark_filter=Plan here, --benchmark_filter=Direct on
 // rank 0: every rank of a run needs the same options (on rank 1)"), or ranks running different benchmarks
 // would wait on each other for ever.
+// `check_settings`, when given, checks the program's own environment variables after the flags (throwing
+// apps::UsageError), so that a bad one ends the program with one line before --show-config or any benchmark.
 inline std::optional<int> parse_arguments(apps::Options& options, int rank, int argc, char** argv,
-                                          std::vector<char*>& theirs, MPI_Comm comm = MPI_COMM_NULL) {
+                                          std::vector<char*>& theirs, MPI_Comm comm = MPI_COMM_NULL,
+                                          const std::function<void()>& check_settings = {}) {
   std::vector<char*> ours;
   split_arguments(argc, argv, ours, theirs);
   const bool printer = rank <= 0;
@@ -92,6 +96,7 @@ inline std::optional<int> parse_arguments(apps::Options& options, int rank, int 
     const auto parse = [&] {
       if (!options.parse(static_cast<int>(ours.size()), ours.data())) return false;
       check_benchmark_flags(theirs);
+      if (check_settings) check_settings();
       return true;
     };
     if (comm == MPI_COMM_NULL) {
@@ -118,6 +123,20 @@ inline std::optional<int> parse_arguments(apps::Options& options, int rank, int 
   name = options.program();
   theirs[0] = name.data();
   return std::nullopt;
+}
+
+// A thread count from environment variable `name` (a plain decimal integer from 1 to 4096, the drivers'
+// --threads bound), or `fallback` when it is not set: throws apps::UsageError "BENCH_THREADS='x' is not an
+// integer from 1 to 4096" (atoi read 'x' as 1 thread, and 100000 threads ran the machine into the ground).
+inline int threads_variable(const char* name, int fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  int threads = 0;
+  const std::string_view value(text);
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
+  if (ec != std::errc() || end != value.data() + value.size() || threads < 1 || threads > 4096)
+    throw apps::UsageError(std::string(name) + "='" + text + "' is not an integer from 1 to 4096");
+  return threads;
 }
 
 // benchmark::Initialize on Google Benchmark's flags; a flag it does not know ("--benchmark_bogus") is

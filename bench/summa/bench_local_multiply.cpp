@@ -31,10 +31,7 @@
 
 namespace {
 
-int bench_threads() {
-  if (const char* text = std::getenv("SUMMA_BENCH_THREADS")) return std::max(1, std::atoi(text));
-  return omp_get_num_procs();
-}
+int bench_threads() { return bench::threads_variable("SUMMA_BENCH_THREADS", omp_get_num_procs()); }
 
 struct Operands {
   int m, n, k;
@@ -127,6 +124,7 @@ int run_program(int argc, char** argv) {
       .range(16, 1 << 15);
   options.epilog("Google Benchmark flags pass through: --benchmark_format=console|json|csv, --benchmark_out=FILE,\n"
                  "--benchmark_filter, --benchmark_min_time, --benchmark_repetitions, ...\n"
+                 "Threads: SUMMA_BENCH_THREADS (default: the machine's cores; 1 to 4096).\n"
                  "With json or csv the ratio table goes to stderr, so stdout stays valid JSON/CSV.");
   std::vector<char*> ours, theirs;
   bench::split_arguments(argc, argv, ours, theirs);
@@ -135,6 +133,7 @@ int run_program(int argc, char** argv) {
     return apps::kExitSuccess;
   }
   bench::check_benchmark_flags(theirs);
+  bench_threads();  // SUMMA_BENCH_THREADS, checked before any benchmark (100000 crashed libgomp)
   const long long n = options.integer("size");
   if (options.show_config_requested()) {
     std::fputs(options.show_config().c_str(), stdout);

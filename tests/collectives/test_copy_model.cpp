@@ -321,7 +321,9 @@ TEST(CollectiveModel, MeasuredCurvesDecideOnTheirShape) {
        "line 3: bad entry 'curve tree-one-stage 8 1e-6' (sizes of a curve must increase)"},
       {"shape 2 1\ncurve tree-one-stage 64 -1\n",
        "line 2: bad entry 'curve tree-one-stage 64 -1' (expected 'curve <algorithm> <bytes >= 1> <seconds > 0>')"},
-      {"shape 1 1\n", "line 1: bad entry 'shape 1 1' (expected 'shape <threads >= 2> <sockets, 1 to threads>')"}};
+      {"shape 1 1\n", "line 1: bad entry 'shape 1 1' (expected 'shape <threads >= 2> <sockets, 1 to threads>')"},
+      // A binary file's bytes are named, not echoed to the terminal.
+      {"shape 2 1\n\x01\x9e\x1b[2J\n", "line 2: not text (byte 1): is it a model?"}};
   for (const auto& [text, message] : refused) {
     { std::ofstream(path) << text; }
     try {

@@ -268,6 +268,11 @@ CollectiveModel CollectiveModel::load(const std::string& path) {
   int entries = 0;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
+    // A byte that is no text (a control character, as in a binary file) is named, not echoed to the terminal.
+    for (const char c : line)
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+        throw Error("collective model file '" + path + "' line " + std::to_string(number) +
+                    ": not text (byte " + std::to_string(static_cast<unsigned char>(c)) + "): is it a model?");
     if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
     std::istringstream words(line);
     std::string name;
