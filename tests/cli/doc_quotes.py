@@ -50,6 +50,8 @@ RUN = {
 
 # quote -> (file under the source tree, fragment both contain)
 ELSEWHERE = {
+    "sweep: error: the sweep has 1000000000000 points, more than 100000: split it into smaller sweeps":
+        ("tests/sweep/test_robustness.py", "the sweep has 1000000000000 points, more than 100000"),
     "proxy: error: rank 0: commit of plan 'sum' did not finish within 2.0 s (PROXY_WAIT_TIMEOUT): it waits in "
     "MPI_Allreduce, comparing its collective elements with the other ranks of the communicator of its allreduce "
     "element 0 (2 ranks), and one of them has not committed a plan with collective elements there (every rank commits "
