@@ -152,9 +152,12 @@ void print_parameters(const proxy::ModelParameters& c) {
               c.B_beta);
 }
 
-int predict_only(const apps::Options& options, const std::vector<std::size_t>& sizes, int threads) {
-  const proxy::CollectiveModel model =
-      options.given("model") ? proxy::CollectiveModel::load(options.value("model")) : proxy::CollectiveModel::from_env();
+// The model --predict-only reads: --model, else PROXY_COLLECTIVE_MODEL's, else the built-in one.
+proxy::CollectiveModel model_to_predict(const apps::Options& options) {
+  return options.given("model") ? proxy::CollectiveModel::load(options.value("model")) : proxy::CollectiveModel::from_env();
+}
+
+int predict_only(const proxy::CollectiveModel& model, const std::vector<std::size_t>& sizes, int threads) {
   const proxy::TeamShape shape{threads, 1};
   print_parameters(model.parameters());
   const std::vector<proxy::AllreduceAlgorithm> algorithms = proxy::distinct_allreduce_algorithms(shape);
@@ -217,20 +220,31 @@ int run(int argc, char** argv) {
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   const int iterations = static_cast<int>(options.integer("iters"));
   const int requested = static_cast<int>(options.integer("threads"));
+  check_mode(options);
+  const proxy::Topology topology;
+  const int threads = requested > 0 ? requested : std::max(2, topology.cores());
+  // Every check of a run before --show-config answers (a bad value ends it as a run would), and before anything
+  // is measured or written.
+  std::optional<proxy::CollectiveModel> to_predict;
+  const std::size_t largest = std::max<std::size_t>(sizes.back(), std::size_t{1} << 20);
+  if (options.flag_set("predict-only")) {
+    try {
+      to_predict = model_to_predict(options);
+    } catch (const proxy::Error& error) {
+      throw apps::UsageError(error.what());
+    }
+  } else {
+    if (threads < 2) throw apps::UsageError("--threads must be at least 2 to calibrate, got '1'");
+    check_outputs(options);
+    // Every thread's send and receive vector of the largest size (the parameters' pair measures up to 1 MiB).
+    proxy::harness::check_memory_here("--threads " + std::to_string(threads) + " --sizes " + options.value("sizes"),
+                                      2.0 * threads * double(largest));
+  }
   if (options.show_config_requested() || options.verbose()) {
     std::cout << options.show_config() << std::flush;
     if (options.show_config_requested()) return apps::kExitSuccess;
   }
-  check_mode(options);
-  const proxy::Topology topology;
-  const int threads = requested > 0 ? requested : std::max(2, topology.cores());
-  if (options.flag_set("predict-only")) return predict_only(options, sizes, threads);
-  if (threads < 2) throw apps::UsageError("--threads must be at least 2 to calibrate, got '1'");
-  check_outputs(options);
-  // Every thread's send and receive vector of the largest size (the parameters' pair measures up to 1 MiB).
-  const std::size_t largest = std::max<std::size_t>(sizes.back(), std::size_t{1} << 20);
-  proxy::harness::check_memory_here("--threads " + std::to_string(threads) + " --sizes " + options.value("sizes"),
-                                    2.0 * threads * double(largest));
+  if (to_predict) return predict_only(*to_predict, sizes, threads);
   calibrate::Buffers buffers(threads, largest);
 
   proxy::TeamConfig config;  // spin-then-yield by default; PROXY_WAIT_POLICY is honoured below

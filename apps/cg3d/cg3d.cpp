@@ -210,7 +210,6 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     return apps::kExitSuccess;
   const bool verbose = options.verbose();
   apps::note_omp_threads(kProgram, options, env, settings.mode, settings.threads);
-  if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   apps::Provenance provenance = apps::collect_provenance(argc, argv);  // time and load of the start
   const int node_width = env.node().size;
 
@@ -224,6 +223,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   if (options.has("output"))  // before any computation: a bad file fails now, on every rank
     apps::check_record_output(env.world(), options.value("output"),
                               make_record(options, settings, cg3d::RunReport{}, 0.0, node_width, provenance));
+  // --show-config once every check of a run has passed (the memory and --output too): a bad value ends it as a run.
+  if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
 
   const cg3d::RunReport report = cg3d::run(env, settings);
   const proxy::harness::Timings& t = report.timings;

@@ -46,13 +46,14 @@ int parse_command_line(const char* program, const char* description, const proxy
         }))
       return apps::kExitSuccess;
     apps::note_omp_threads(program, options, env, proxy::harness::Mode::proxy, 0, "one per compute core");
-    if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
     // Before allocating: two buffers of rows with ghost rows, and the serial grids of --verify.
     const double nx = problem->nx, ny = problem->ny;
     const double rows = rows_of(env.rank(), env.size(), problem->ny);
     const double bytes = sizeof(double) * (2.0 * (rows + 2) * nx + (problem->verify ? 2.0 * nx * ny : 0.0));
     proxy::harness::check_memory(env.world(), "--nx " + std::to_string(problem->nx) + " --ny " +
                                  std::to_string(problem->ny), bytes, env.node().size);
+    // --show-config once every check of a run has passed (the memory too): a bad value ends it as a run.
+    if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
     return kRun;
   });
 }

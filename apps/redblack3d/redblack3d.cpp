@@ -171,7 +171,6 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   const std::string mode = std::string(proxy::harness::to_string(settings.mode));
   const bool verbose = options.verbose();
   apps::note_omp_threads(kProgram, options, env, settings.mode, settings.threads);
-  if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   apps::Provenance provenance = apps::collect_provenance(argc, argv);  // time and load of the start
   if (node_width == 0) node_width = env.node().size;
 
@@ -192,6 +191,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   if (options.has("output"))  // before any computation: a bad file fails now, on every rank
     apps::check_record_output(env.world(), options.value("output"),
                               make_record(options, settings, redblack3d::RunReport{}, 0.0, node_width, proxy_cores, provenance));
+  // --show-config once every check of a run has passed (the memory and --output too): a bad value ends it as a run.
+  if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
 
   const redblack3d::RunReport report = redblack3d::run(env, settings);
   const proxy::harness::Timings& t = report.timings;

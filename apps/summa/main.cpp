@@ -153,7 +153,6 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
   const bool verbose = options.verbose();
   problem.proxy_timings = verbose;
   apps::note_omp_threads(kProgram, options, env, problem.mode, problem.threads);
-  if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
   // Before allocating: this rank's blocks, panel buffers and (--verify) reference, against its share of
   // the node's memory.
   proxy::harness::check_memory(env.world(), problem.sizes(), summa::bytes_per_rank(problem), env.node().size);
@@ -164,6 +163,8 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     apps::check_record_output(env.world(), output,
                               make_record(problem, summa::RunResult{}, env.size(), 0.0, 0.0).set_provenance(provenance));
   }
+  // --show-config once every check of a run has passed (the memory and --output too): a bad value ends it as a run.
+  if (apps::answer_show_config(options, env.rank())) return apps::kExitSuccess;
 
   const summa::RunResult result = summa::run(env, problem, apps::abort_on_comm_failure(kProgram, env.rank()));
 

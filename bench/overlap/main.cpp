@@ -354,12 +354,6 @@ int run(proxy::Environment& environment, int argc, char** argv) {
   if (!apps::parse_agreed(MPI_COMM_WORLD, environment.rank(), options, argc, argv,
                           [&] { settings = validate(options, environment.size()); }))
     return apps::kExitSuccess;
-  if (apps::answer_show_config(options, environment.rank())) return apps::kExitSuccess;
-  // One rank has no peer: its p2p pattern sent to itself, its halo moved 0 bytes and its broadcasts none, and
-  // the rows looked like measurements. (The same on every rank: each throws, rank 0 prints.)
-  if (environment.size() < 2)
-    throw apps::UsageError("1 rank is running, at least 2 are needed (on 1 rank no pattern moves data between "
-                           "ranks): run it with mpiexec -n 2 or bench/overlap/run-overlap");
   settings.provenance = apps::collect_provenance(argc, argv);
   // Before any measurement: a bad --output ends every rank now with one line (exit 2), not after the work,
   // and not with one rank gone while the others wait in the set-up.
@@ -368,6 +362,14 @@ int run(proxy::Environment& environment, int argc, char** argv) {
                               make_record(settings, "", "", "", 0, 0, 0, overlap::Overlap{}, "", settings.provenance));
   const auto [bytes, what] = case_bytes(settings, options);
   proxy::harness::check_memory(MPI_COMM_WORLD, what, bytes, environment.node().size);
+  // --show-config once every option has passed the checks of a run (the memory and --output too): a bad value
+  // ends it as a run would. The launch itself may differ (one rank shows the configuration).
+  if (apps::answer_show_config(options, environment.rank())) return apps::kExitSuccess;
+  // One rank has no peer: its p2p pattern sent to itself, its halo moved 0 bytes and its broadcasts none, and
+  // the rows looked like measurements. (The same on every rank: each throws, rank 0 prints.)
+  if (environment.size() < 2)
+    throw apps::UsageError("1 rank is running, at least 2 are needed (on 1 rank no pattern moves data between "
+                           "ranks): run it with mpiexec -n 2 or bench/overlap/run-overlap");
   overlap::ComputeKernel kernel;
   kernel.calibrate();
   auto cases = make_cases(settings, MPI_COMM_WORLD);
