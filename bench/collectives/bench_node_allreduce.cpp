@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,20 @@ int run(proxy::Environment& env, int argc, char** argv) {
   proxy::harness::check_memory(env.world(), "--threads " + std::to_string(threads) + " --max-bytes " +
                                                 options.value("max-bytes"),
                                (2.0 * threads + 1.0) * double(sizes.back()), env.node().size);
+  // Oversubscribed, OpenMP's spinning barriers (two per timed iteration, thousands of iterations) wait for the
+  // scheduler's time slices: 2 ranks x 2 threads on 2 cores took 148 s with nothing printed. Refused unless
+  // OpenMP waits passively, on every rank alike.
+  std::optional<std::string> crowded;
+  const proxy::Placement mine = proxy::harness::placement_for(env, proxy::harness::Mode::mt, threads);
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  if (mine.oversubscribed && !(wait_policy && (std::string(wait_policy) == "passive" || std::string(wait_policy) == "PASSIVE")))
+    crowded = proxy::detail::counted(env.size(), "rank") + " x --threads " + std::to_string(threads) +
+              " oversubscribe the cores (rank " + std::to_string(env.rank()) + "'s " +
+              proxy::detail::counted(threads, "thread") + " on " +
+              proxy::detail::counted(static_cast<long long>(mine.compute_cores.size()), "core") +
+              ", shared with other ranks or with each other): the OpenMP barriers it times would wait for the scheduler; use fewer ranks or threads, or set "
+              "OMP_WAIT_POLICY=passive to measure anyway";
+  apps::agree_on_usage_error(crowded, env.world());
   bench::watch_progress(kProgram, env.rank());  // a stopped or vanished peer ends the job (progress_watchdog.hpp)
   std::vector<Result> today;
   bench::phase("OpenMP sum + MPI_Allreduce from the master");
