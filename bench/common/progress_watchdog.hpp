@@ -18,6 +18,7 @@
 #include <thread>
 
 #include <proxy/config.hpp>
+#include <proxy/detail/counted.hpp>
 
 #include "apps/driver_main.hpp"  // abort_with
 #include "apps/exit_codes.hpp"
@@ -52,9 +53,8 @@ inline void watch_progress(const std::string& program, int rank) {
         seen = now;
         since = std::chrono::steady_clock::now();
       } else if (std::chrono::steady_clock::now() - since >= patience) {
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(patience.count()) / 1000.0);
-        apps::abort_with(program, "rank " + std::to_string(rank) + ": no progress for " + seconds + " s in '" +
+        apps::abort_with(program, "rank " + std::to_string(rank) + ": no progress for " +
+                                      proxy::detail::seconds_text(patience) + " in '" +
                                       detail::g_phase.load(std::memory_order_relaxed) +
                                       "' (PROXY_WAIT_TIMEOUT): a rank has stopped, left or hangs",
                          apps::kExitRunFailure);

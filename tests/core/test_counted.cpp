@@ -22,4 +22,15 @@ TEST(Counted, IrregularPluralIsGiven) {
   EXPECT_EQ(counted(4, "entry", "entries"), "4 entries");
 }
 
+// Durations in timeout lines: PROXY_WAIT_TIMEOUT's least, 10 ms, printed "after 0.0 s".
+TEST(SecondsText, TenthsAboveATenthTwoDigitsBelow) {
+  using proxy::detail::seconds_text;
+  EXPECT_EQ(seconds_text(std::chrono::milliseconds(120'000)), "120.0 s");
+  EXPECT_EQ(seconds_text(std::chrono::milliseconds(5'000)), "5.0 s");
+  EXPECT_EQ(seconds_text(3.46), "3.5 s");
+  EXPECT_EQ(seconds_text(0.1), "0.1 s");
+  EXPECT_EQ(seconds_text(std::chrono::milliseconds(10)), "0.01 s");
+  EXPECT_EQ(seconds_text(0.0153), "0.015 s");
+}
+
 }  // namespace

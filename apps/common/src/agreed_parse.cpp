@@ -15,15 +15,15 @@ void agree_on_usage_error(const std::optional<std::string>& my_error, MPI_Comm c
   // program) ends the job with a diagnostic instead of leaving the others waiting.
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request);
-  proxy::harness::wait_collective(request);
+  proxy::harness::wait_collective(request, "the options check");
   if (first == size) return;
   std::string message = rank == first ? *my_error : std::string();
   int length = static_cast<int>(message.size());
   MPI_Ibcast(&length, 1, MPI_INT, first, comm, &request);
-  proxy::harness::wait_collective(request);
+  proxy::harness::wait_collective(request, "the options check");
   message.resize(static_cast<std::size_t>(length));
   MPI_Ibcast(message.data(), length, MPI_CHAR, first, comm, &request);
-  proxy::harness::wait_collective(request);
+  proxy::harness::wait_collective(request, "the options check");
   throw UsageError(first == 0 ? message : message + " (on rank " + std::to_string(first) + ")");
 }
 
@@ -33,10 +33,10 @@ void agree_on_options(const std::string& my_values, MPI_Comm comm) {
   int length = static_cast<int>(my_values.size());
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Ibcast(&length, 1, MPI_INT, 0, comm, &request);
-  proxy::harness::wait_collective(request);
+  proxy::harness::wait_collective(request, "the options check");
   std::string first = rank == 0 ? my_values : std::string(static_cast<std::size_t>(length), '\0');
   MPI_Ibcast(first.data(), length, MPI_CHAR, 0, comm, &request);
-  proxy::harness::wait_collective(request);
+  proxy::harness::wait_collective(request, "the options check");
   std::optional<std::string> error;
   if (first != my_values) {
     std::istringstream theirs(first), mine(my_values);

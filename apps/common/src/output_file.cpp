@@ -142,7 +142,7 @@ void check_record_output(MPI_Comm comm, const std::string& path, const RunRecord
   if (rank == 0) record_output_problem(path, prototype).copy(message.data(), message.size() - 1);
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Ibcast(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, comm, &request);
-  proxy::harness::wait_collective(request);
+  proxy::harness::wait_collective(request, "the --output check");
   if (message[0] != '\0') throw UsageError(message.data());
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "proxy/detail/counted.hpp"
 #include "proxy/error.hpp"
 
 namespace proxy {
@@ -31,11 +32,9 @@ bool CompletionCallback::progress() {
     // waits for ever), then fail this ticket with the target's diagnostic.
     std::string outstanding = target_.operation->describe_outstanding();
     if (outstanding.empty()) outstanding = "(nothing reported)";
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.1f s", static_cast<double>(timeout_.count()) / 1000.0);
     run_fn();
     throw TimeoutError(target_.operation->label(), target_.operation->outstanding_peer(), target_.epoch,
-                       std::string("wait timed out after ") + seconds + " on rank " + std::to_string(rank_) +
+                       "wait timed out after " + detail::seconds_text(timeout_) + " on rank " + std::to_string(rank_) +
                            " (completion callback); outstanding: " + outstanding);
   }
   run_fn();

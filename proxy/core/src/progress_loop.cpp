@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "progress_driver.hpp"
+#include "proxy/detail/counted.hpp"
 #include "proxy/environment.hpp"
 #include "proxy/error.hpp"
 
@@ -245,8 +246,7 @@ bool ProgressLoop::shut_down() {
   const detail::ExclusiveSection::Guard one_runner(runner_);
   if (active_.empty() && channel_.queue.size_approx() == 0) return true;
   if (Notifier::Clock::now() < drain_deadline_) return false;
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.1f s", static_cast<double>(config_.wait_timeout.count()) / 1000.0);
+  const std::string seconds = detail::seconds_text(config_.wait_timeout);
   const std::string rank = "rank " + std::to_string(channel_.rank) + ": ";
   // Out of patience, or an exception is unwinding through ~ProxyThread. What cannot be cancelled (collectives)
   // would leave MPI_Finalize waiting for a peer: report it and end the job rather than cancel it or hang.

@@ -29,15 +29,7 @@
 
 namespace proxy {
 
-namespace {
-
-std::string seconds_text(std::chrono::milliseconds ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms.count()) / 1000.0);
-  return text;
-}
-
-}  // namespace
+using detail::seconds_text;
 
 std::string still_running_report(const std::string& label, std::chrono::milliseconds timeout) {
   return label + " did not finish within " + seconds_text(timeout) +

@@ -19,7 +19,7 @@ void check_memory(MPI_Comm comm, std::string_view what, double bytes_per_rank, i
   MemoryVote vote = memory_vote(memory_share(ranks_on_node), bytes_per_rank);
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Iallreduce(MPI_IN_PLACE, vote.data(), 2, MPI_DOUBLE_INT, MPI_MINLOC, comm, &request);
-  wait_collective(request);
+  wait_collective(request, "the memory check");
   const std::string refusal = memory_refusal(what, vote, ranks_on_node);
   if (!refusal.empty()) throw InvalidSettings(refusal);
 }

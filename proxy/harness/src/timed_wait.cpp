@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "proxy/config.hpp"
+#include "proxy/detail/counted.hpp"
 
 namespace proxy::harness {
 namespace {
@@ -14,12 +15,6 @@ namespace {
 const Config& config() {
   static const Config config = Config::from_env();
   return config;
-}
-
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f s", seconds);
-  return text;
 }
 
 // One pause of the wait policy after `tries` unsuccessful tests.
@@ -36,7 +31,7 @@ void pause(int tries) {
 
 WaitTimeout::WaitTimeout(int peer, std::string waited_for, double seconds)
     : TimeoutError("wait", peer, 0, waited_for),
-      message_(std::move(waited_for) + " after " + seconds_text(seconds) + " (PROXY_WAIT_TIMEOUT)") {}
+      message_(std::move(waited_for) + " after " + detail::seconds_text(seconds) + " (PROXY_WAIT_TIMEOUT)") {}
 
 RequestFailed::RequestFailed(int peer, const std::string& what, int code)
     : CommError("wait", peer, 0, what + " failed: " + mpi_error_string(code)), message_(detail()) {}
@@ -87,7 +82,10 @@ void wait_requests(std::span<MPI_Request> requests, const std::function<int(int 
     if (Clock::now() >= deadline) break;
     pause(tries);
   }
-  int pending = 0;  // Testall completed some: the first one still active is what we wait for
+  // Testall completed some: the first one still active is what we wait for. None, when all completed since (this
+  // process descheduled past its deadline, a stopped one continued): the wait is over, late, not failed; it named
+  // request 0 (its peer MPI_PROC_NULL, "rank -2" under Open MPI) as the one that timed out.
+  int pending = -1;
   for (int i = 0; i < count; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
     int done = 0;
@@ -98,6 +96,7 @@ void wait_requests(std::span<MPI_Request> requests, const std::function<int(int 
       break;
     }
   }
+  if (pending < 0) return;
   const double waited = std::chrono::duration<double>(Clock::now() - start).count();
   throw WaitTimeout(peer(pending), waited_for(pending), waited);
 }
