@@ -426,6 +426,28 @@ TEST(NodeCollectivesErrors, CountsPastWhatABufferOrMemoryHoldsAreRefusedBeforeAn
 // staging allocation on its leader thread off the root rank. The leader names it; its team-mate, waiting in the
 // team phase for the leader's part, ends at once with the same reason (it used to wait out the team's timeout,
 // a minute here, and then name nothing). The root rank takes no part: nothing was started across ranks.
+// A thread that never comes: the others' collective times out (the team's wait), and the program, having caught
+// that, shuts its node collectives and proxy down: the epoch that never reached MPI is cancelled (a warning on
+// stderr), where shutdown ended the whole job ("... 0 handed to the proxy, which cannot be cancelled").
+TEST(NodeCollectivesErrors, AfterAThreadNeverCameTheNodeShutsDownWithoutEndingTheJob) {
+  Config config = Config::from_env();
+  config.progress = ProgressStrategy::dedicated;
+  config.wait_timeout = std::chrono::milliseconds(500);  // the shutdown's drain: the failure is the point
+  TeamConfig team_config = test_config();
+  team_config.wait_timeout = std::chrono::milliseconds(200);  // the missing thread: the failure is the point
+  std::string message;
+  {
+    ProxyThread proxy(MPI_COMM_WORLD, config);
+    Team team(2, team_config);
+    NodeCollectives collectives(proxy, team, proxy.comm());
+    double value = 1.0;
+    message = refusal([&] {
+      collectives.allreduce(0, &value, &value, 1, Reduction::builtin(DataType::float64, ReduceOp::sum));
+    });
+  }  // thread 1 never called
+  EXPECT_EQ(message.rfind("team collective: thread 0 waited 200 ms for thread 1", 0), 0u) << message;
+}
+
 TEST(NodeCollectivesErrors, AStagingBufferThatCannotBeAllocatedEndsTheWholeTeamWithItsReason) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "a sanitizer's allocator does not throw std::bad_alloc at an address-space limit";

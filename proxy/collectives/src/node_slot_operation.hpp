@@ -116,8 +116,10 @@ class NodeCollectives::SlotOperation final : public Operation {
   }
 
   std::uint64_t bytes_per_epoch() const noexcept override { return work_.count * work_.element_size; }
-  // Its requests are collectives, which MPI cannot cancel.
-  bool cancellable() const noexcept override { return false; }
+  // Its requests are collectives, which MPI cannot cancel. With none in flight (the team never handed a segment
+  // over: a thread missing, its collective timed out) there is nothing in MPI to cancel, and shutdown cancels the
+  // epoch with a warning; it ended the job ("0 handed to the proxy, which cannot be cancelled").
+  bool cancellable() const noexcept override { return issued_ == finished_; }
 
   // Proxy thread, before the slot's communicator is freed: frees the persistent request unless an epoch
   // nobody waited for still uses it (the proxy goes on testing it; MPI_Finalize takes it then).

@@ -15,8 +15,13 @@
 //
 // Thread contract: every thread of the team calls the same sequence of start and wait calls with its own
 // thread index (as for Team), and at most `max_outstanding` requests may be started and not yet waited by a
-// thread (Error otherwise, on every thread alike). Construct and destroy on the thread that owns the
-// ProxyThread while it runs (communicators are duplicated and freed through it); destroy before it.
+// thread (Error otherwise, on every thread alike). As for MPI's own collectives, every rank must call with the
+// same count, operation and root: a call is not agreed between the ranks (that would cost a collective per call;
+// plan elements, committed once, are: plan_collective.hpp), and a mismatch gives what MPI gives, a wrong or
+// truncated result on some rank. Construct and destroy on the thread that owns the ProxyThread while it runs
+// (communicators are duplicated and freed through it); destroy before it. After a thread's collective timed out
+// (a thread missing: proxy::Error from the start call or wait), the team is not used again; destroying the node
+// collectives and the proxy then cancels the epoch that never reached MPI (a warning on stderr).
 #pragma once
 
 #include "proxy/cxx20.hpp"  // first: C++20, or one line saying so
