@@ -205,6 +205,20 @@ static void configuration(const struct problem* p, char* answer, size_t size) {
   if (length > 0 && answer[length - 1] == '\n') answer[length - 1] = '\0'; /* printed with its own newline */
 }
 
+/* The bytes --help's and --show-config's text may take: 8 KiB for the options and the PROXY_* table, and what
+ * proxy_settings_show's rows need, which have no bound (they list every OMP_* variable set: a long OMP_PLACES). */
+static size_t answer_bytes(void) {
+  size_t rows = 4096;
+  for (;;) {
+    char* text = malloc(rows);
+    if (text == NULL) return 8192;
+    const proxy_status status = proxy_settings_show(text, rows);
+    free(text);
+    if (status != PROXY_ERROR_ARGUMENT || rows >= ((size_t)1 << 24)) return 8192 + rows;
+    rows *= 2;
+  }
+}
+
 /* Whether the option part of arg (its first `length` characters, before any '=') is `name`. */
 static int is_named(const char* arg, size_t length, const char* name) {
   return strlen(name) == length && strncmp(arg, name, length) == 0;
@@ -551,8 +565,10 @@ int main(int argc, char** argv) {
   proxy_environment_rank(env, &rank);
   proxy_environment_size(env, &size);
   struct problem problem;
-  char answer[8192] = "";
-  int status = parse(argc, argv, size, &problem, answer, sizeof answer);
+  const size_t answer_size = answer_bytes();
+  char* answer = calloc(answer_size, 1);
+  if (answer == NULL) return report("out of memory");
+  int status = parse(argc, argv, size, &problem, answer, answer_size);
   proxy_placement* placement = NULL;
   proxy_thread* proxy = NULL;
   if (proxy_environment_placement(env, 0, 1, &placement) != PROXY_SUCCESS ||
@@ -563,11 +579,12 @@ int main(int argc, char** argv) {
     status = agree(proxy, rank, size, status, &problem, answer);
     if (status < 0) status = check_size(proxy, env, &problem, rank, size);
     if (status < 0 && problem.verbose && rank == 0) { /* --verbose: the effective configuration first */
-      configuration(&problem, answer, sizeof answer);
+      configuration(&problem, answer, answer_size);
       printf("%s\n", answer);
     }
     if (status < 0) status = run(placement, proxy, &problem, rank, size);
   }
+  free(answer);
   proxy_thread_free(proxy);
   proxy_placement_free(placement);
   proxy_environment_free(env);

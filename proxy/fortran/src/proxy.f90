@@ -398,12 +398,22 @@ contains
     text = buffer_text(buffer)
   end function
 
-  ! A program's --show-config rows of the PROXY_* (and OMP_*) settings, "  SETTING  VALUE  SOURCE" lines.
+  ! A program's --show-config rows of the PROXY_* (and OMP_*) settings, "  SETTING  VALUE  SOURCE" lines. The rows
+  ! of the OMP_* variables set have no bound (a long OMP_PLACES): the buffer doubles until they fit (it was 8192
+  ! bytes, and a longer text gave PROXY_ERROR_ARGUMENT and nothing).
   integer function proxy_settings_show(text) result(status)
     character(:), allocatable, intent(out) :: text
-    character(kind=c_char) :: buffer(8192)
-    buffer = c_null_char
-    status = c_settings_show(buffer, size(buffer, kind=c_size_t))
+    character(kind=c_char), allocatable :: buffer(:)
+    integer :: length
+    length = 8192
+    do
+      allocate(buffer(length))
+      buffer = c_null_char
+      status = c_settings_show(buffer, size(buffer, kind=c_size_t))
+      if (status /= PROXY_ERROR_ARGUMENT .or. length >= 16777216) exit
+      deallocate(buffer)
+      length = 2 * length
+    end do
     text = buffer_text(buffer)
   end function
 

@@ -58,7 +58,8 @@ const char* proxy_version(void);
  * the table of the PROXY_* variables with their defaults, the OMP_* note and the exit statuses;
  * proxy_settings_show one line "  SETTING  VALUE  SOURCE" per PROXY_* variable (its value from the environment,
  * else its default) and per other PROXY_* or OMP_* variable set. Any thread, before or without an environment.
- * A text that does not fit `size` bytes whole is PROXY_ERROR_ARGUMENT (4096 hold either). */
+ * A text that does not fit `size` bytes whole is PROXY_ERROR_ARGUMENT, its message saying how many bytes it needs
+ * (4096 hold the help; the rows grow with the OMP_* variables set, a long OMP_PLACES: call again with more). */
 proxy_status proxy_settings_help(char* text, size_t size);
 proxy_status proxy_settings_show(char* text, size_t size);
 
