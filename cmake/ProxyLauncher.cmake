@@ -257,7 +257,8 @@ usage: proxy-mpiexec [launcher options] PROGRAM [program options]
 Runs @MPIEXEC_EXECUTABLE@ (@PROXY_MPI_VENDOR@), the launcher this build of proxy was configured with,
 adding the flags this MPI needs on a workstation or a small node: @_wrapper_flags@
 Every argument goes to the launcher, unknown options included (its own errors and exit status apply),
-except a rank count (-n, -np, --np) past 16777216, refused: MPICH's mpiexec reads only its low 32 bits.
+except a rank count (-n, -np, --np) that is not an integer from 1 to 16777216, refused: MPICH's mpiexec reads only
+its low 32 bits, and ran one rank for -n 0, -n -1 or -n x.
 Its options: @MPIEXEC_EXECUTABLE@ --help.
   -h, --help  print this help and exit
   --version   print "proxy-mpiexec (proxy) @PROJECT_VERSION@", then the launcher's own version, and exit
@@ -272,13 +273,16 @@ USAGE
   esac
 fi
 # A rank count past 2^24 is refused, not passed on: MPICH's mpiexec reads only its low 32 bits (-n 99999999999
-# became 1215752191 processes, and its process manager filled the host's memory; past 2^63 it ran one rank).
+# became 1215752191 processes, and its process manager filled the host's memory; past 2^63 it ran one rank). So is
+# one that is not a positive integer: MPICH's ran one rank for -n 0, -n -1 and -n x, and exited 0.
 previous=
 for argument in "$@"; do
   case "$previous" in
     -n|-np|--np)
       case "$argument" in
-        ''|*[!0-9]*) ;;
+        ''|*[!0-9]*|0|00*)
+          echo "proxy-mpiexec: error: $previous '$argument': a rank count is an integer from 1 to 16777216" >&2
+          exit 2 ;;
         *) if [ ${#argument} -gt 8 ] || [ "$argument" -gt 16777216 ]; then
              echo "proxy-mpiexec: error: $previous $argument: more ranks than a launch may ask for (at most 16777216)" >&2
              exit 2
