@@ -189,6 +189,15 @@ class TestRobustness(unittest.TestCase):
         self.usage_error([SWEEP, "--driver", FAKE, "--bogus"], "sweep: error: unknown option '--bogus' (see --help)")
         self.usage_error([SWEEP, "--driver", FAKE, "--group", "modes=mt ranks", "--out", self.out],
                          "sweep: error: --group 'modes=mt ranks': 'ranks' is not KEY=VALUE")
+        # The sweep's own --output, given again: every run failed with "option --output given twice".
+        self.usage_error([SWEEP, "--driver", FAKE, "--param", "output", "x.csv", "--out", self.out],
+                         "sweep: error: parameter 'output': the sweep gives every run its own --output (its record "
+                         "under --out)")
+        self.usage_error([SWEEP, "--driver", FAKE, "--driver-arg=--output=x.csv", "--out", self.out],
+                         "sweep: error: driver argument '--output=x.csv': the sweep gives every run its own --output "
+                         "(its record under --out)")
+        self.usage_error([SWEEP, "--driver", FAKE, "--param", "n", "8", "--param", "n", "16", "--out", self.out],
+                         "sweep: error: --param n given twice (give its values in one: --param n 8,16)")
         # Counted before any point is made: 12 parameters of 10 values filled memory before the first line.
         ten = ",".join(str(v) for v in range(1, 11))
         many = [word for k in range(12) for word in ("--param", f"p{k}", ten)]
