@@ -241,7 +241,7 @@ class TestTools(unittest.TestCase):
         case; blanks around), given to tc in bytes, which --show-config shows: it took tc's lower-case forms only
         ("256KiB" and "1M" were refused). It needs no root to check its options."""
         taken = {"256kb": 256 << 10, "256K": 256 << 10, "256KiB": 256 << 10, " 64 kib ": 64 << 10, "+1M": 1 << 20,
-                 "3g": 3 << 30, "1500": 1500, "1500b": 1500, "4294967295": (1 << 32) - 1}
+                 "3g": 3 << 30, "1514": 1514, "1514b": 1514, "4294967295": (1 << 32) - 1}
         for text, value in taken.items():
             with self.subTest(burst=text):
                 done = run([EMULATED_CLUSTER, "--burst", text, "--show-config"])
@@ -249,9 +249,10 @@ class TestTools(unittest.TestCase):
                 self.assertEqual((done.returncode, shown), (0, [str(value)]), done.stderr)
         self.assert_usage_errors([
             ([EMULATED_CLUSTER, "--burst", text, "--show-config"], f"emulated-cluster: error: --burst: {line}")
-            for text, line in (("0", "Value 0 not in range 1 to 4294967295"),
-                               ("4G", "Value 4294967296 not in range 1 to 4294967295 (given as '4G')"),
-                               ("-1", "Value -1 not in range 1 to 4294967295"),
+            for text, line in (("0", "Value 0 not in range 1514 to 4294967295"),
+                               ("1500", "Value 1500 not in range 1514 to 4294967295"),  # under one frame
+                               ("4G", "Value 4294967296 not in range 1514 to 4294967295 (given as '4G')"),
+                               ("-1", "Value -1 not in range 1514 to 4294967295"),
                                *((text, f"expected an integer (suffixes K, M, G allowed), got '{text}'")
                                  for text in ("1.5k", "256kbit", "0x10", "1kk", "K", "")))])
 
