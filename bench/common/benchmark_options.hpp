@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <functional>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,18 @@ inline void check_benchmark_flags(const std::vector<char*>& theirs) {
     } else if (name == "--benchmark_out") {
       if (const std::string why = apps::unwritable_reason(std::string(name), value); !why.empty())
         throw apps::UsageError(why);
+    } else if (name == "--benchmark_format" || name == "--benchmark_out_format") {
+      // Google Benchmark printed its 16-line usage for another value and exited 0, having run nothing.
+      if (value != "console" && value != "json" && value != "csv")
+        throw apps::UsageError(std::string(name) + ": expected console, json or csv, got '" + value + "'");
+    } else if (name == "--benchmark_filter") {
+      // Compiled as Google Benchmark compiles it (std::regex, extended; a leading '-' negates): one it could not
+      // compile ran nothing and exited 0.
+      try {
+        std::regex(value.rfind('-', 0) == 0 ? value.substr(1) : value, std::regex::extended);
+      } catch (const std::regex_error&) {
+        throw apps::UsageError(std::string(name) + ": '" + value + "' is not a regular expression");
+      }
     }
   }
 }

@@ -365,7 +365,7 @@ class TestTools(unittest.TestCase):
              f"cluster-study: error: '{none / 'bin' / 'summa'}' is not an executable (build the project first: "
              "apps/setup, or --build DIR)"),
             ([REPRODUCE, "--timeout", "-1"], "reproduce: error: --timeout: Value -1 not in range 1 to 1000000"),
-            ([REPRODUCE, "--results", none], f"reproduce: error: --results '{none}': No such file or directory"),
+            ([REPRODUCE, "--results", none], f"reproduce: error: --results '{none}' does not exist"),
             ([EMULATED_CLUSTER, "--nodes", "0"],
              "emulated-cluster: error: --nodes: Value 0 not in range 1 to 250"),
             ([RUN_OVERLAP, "--ranks", "0"], "run-overlap: error: --ranks: Value 0 not in range 1 to 16777216"),
