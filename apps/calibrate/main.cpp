@@ -154,7 +154,8 @@ void print_parameters(const proxy::ModelParameters& c) {
 
 // The model --predict-only reads: --model, else PROXY_COLLECTIVE_MODEL's, else the built-in one.
 proxy::CollectiveModel model_to_predict(const apps::Options& options) {
-  return options.given("model") ? proxy::CollectiveModel::load(options.value("model")) : proxy::CollectiveModel::from_env();
+  return options.given("model") ? proxy::CollectiveModel::load(options.value("model"))
+                                : proxy::CollectiveModel::from_env();
 }
 
 int predict_only(const proxy::CollectiveModel& model, const std::vector<std::size_t>& sizes, int threads) {

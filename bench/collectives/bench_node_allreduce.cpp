@@ -14,6 +14,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -204,14 +205,15 @@ int run(proxy::Environment& env, int argc, char** argv) {
   // OpenMP waits passively, on every rank alike.
   std::optional<std::string> crowded;
   const proxy::Placement mine = proxy::harness::placement_for(env, proxy::harness::Mode::mt, threads);
-  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
-  if (mine.oversubscribed && !(wait_policy && (std::string(wait_policy) == "passive" || std::string(wait_policy) == "PASSIVE")))
+  std::string wait_policy = std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : "";
+  for (char& c : wait_policy) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));  // any case
+  if (mine.oversubscribed && wait_policy != "passive")
     crowded = proxy::detail::counted(env.size(), "rank") + " x --threads " + std::to_string(threads) +
               " oversubscribe the cores (rank " + std::to_string(env.rank()) + "'s " +
               proxy::detail::counted(threads, "thread") + " on " +
               proxy::detail::counted(static_cast<long long>(mine.compute_cores.size()), "core") +
-              ", shared with other ranks or with each other): the OpenMP barriers it times would wait for the scheduler; use fewer ranks or threads, or set "
-              "OMP_WAIT_POLICY=passive to measure anyway";
+              ", shared with other ranks or with each other): the OpenMP barriers it times would wait for the "
+              "scheduler; use fewer ranks or threads, or set OMP_WAIT_POLICY=passive to measure anyway";
   apps::agree_on_usage_error(crowded, env.world());
   bench::watch_progress(kProgram, env.rank());  // a stopped or vanished peer ends the job (progress_watchdog.hpp)
   std::vector<Result> today;

@@ -10,7 +10,8 @@ namespace proxy::harness {
 
 namespace {
 void check_need(const char* function, double bytes) {
-  if (const std::string bad = need_refusal(bytes); !bad.empty()) throw Error(std::string(function) + ": the need " + bad);
+  if (const std::string bad = need_refusal(bytes); !bad.empty())
+    throw Error(std::string(function) + ": the need " + bad);
 }
 }  // namespace
 
