@@ -308,6 +308,7 @@ static int parse(int argc, char** argv, int ranks, struct problem* p, char* answ
   if (!p->verbose && verbose != NULL && strcmp(verbose, "1") == 0) p->verbose = p->verbose_from_environment = 1;
   if (help) {
     help_text(answer, size);
+    p->show_config = 0;  /* --help answers, whatever else was given */
     return kExitSuccess;
   }
   if (first_argument != NULL) {
@@ -319,6 +320,7 @@ static int parse(int argc, char** argv, int ranks, struct problem* p, char* answ
   }
   if (version) {
     snprintf(answer, size, "heat2d-c (proxy) %s", proxy_version());
+    p->show_config = 0;
     return kExitSuccess;
   }
   if (p->show_config) {
@@ -404,6 +406,8 @@ static int agree(proxy_thread* proxy, int rank, int size, int outcome, const str
     }
     return kExitUsage;
   }
+  /* --show-config answers once every check of a run has passed (check_size's too): in main. */
+  if (outcome == kExitSuccess && p->show_config) return -1;
   if (outcome == kExitSuccess && rank == 0) printf("%s\n", answer);
   return outcome;
 }
@@ -578,6 +582,10 @@ int main(int argc, char** argv) {
   } else {
     status = agree(proxy, rank, size, status, &problem, answer);
     if (status < 0) status = check_size(proxy, env, &problem, rank, size);
+    if (status < 0 && problem.show_config) { /* every check of a run has passed: the configuration, and exit */
+      if (rank == 0) printf("%s\n", answer);
+      status = kExitSuccess;
+    }
     if (status < 0 && problem.verbose && rank == 0) { /* --verbose: the effective configuration first */
       configuration(&problem, answer, answer_size);
       printf("%s\n", answer);

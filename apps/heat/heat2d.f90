@@ -106,6 +106,10 @@ program heat2d
   call check(proxy_environment_bind_openmp_threads(env, placement))
   outcome = agree(outcome)
   if (outcome < 0) outcome = check_size()
+  if (outcome < 0 .and. show_config) then  ! every check of a run has passed: the configuration, and exit
+    if (rank == 0) call say(answer)
+    outcome = exit_success
+  end if
   if (outcome < 0 .and. verbose .and. rank == 0) call say(configuration())  ! --verbose: the configuration first
   if (outcome >= 0) then  ! --help, --version, a usage error or a grid too big: its exit status
     call check(proxy_thread_free(thread))
@@ -356,6 +360,11 @@ contains
       agreed = exit_usage
       return
     end if
+    ! --show-config answers once every check of a run has passed (check_size's too): in the main program.
+    if (parsed == exit_success .and. show_config) then
+      agreed = -1
+      return
+    end if
     if (parsed == exit_success .and. rank == 0) call say(answer)
     agreed = parsed
   end function
@@ -510,6 +519,7 @@ contains
     end if
     if (help) then
       answer = help_text()
+      show_config = .false.  ! --help answers, whatever else was given
       outcome = exit_success
       return
     end if
@@ -526,6 +536,7 @@ contains
     end if
     if (version) then
       answer = 'heat2d-fortran (proxy) ' // proxy_version()
+      show_config = .false.
       outcome = exit_success
       return
     end if
