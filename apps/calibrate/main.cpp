@@ -229,11 +229,7 @@ int run(int argc, char** argv) {
   std::optional<proxy::CollectiveModel> to_predict;
   const std::size_t largest = std::max<std::size_t>(sizes.back(), std::size_t{1} << 20);
   if (options.flag_set("predict-only")) {
-    try {
-      to_predict = model_to_predict(options);
-    } catch (const proxy::Error& error) {
-      throw apps::UsageError(error.what());
-    }
+    to_predict = model_to_predict(options);  // a bad model file: proxy::Error, a usage error in main
   } else {
     if (threads < 2) throw apps::UsageError("--threads must be at least 2 to calibrate, got '1'");
     check_outputs(options);
