@@ -241,7 +241,11 @@ static int parse(int argc, char** argv, int ranks, struct problem* p, char* answ
   for (int i = 1; i < argc; ++i) {
     const char* arg = argv[i];
     if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-      if (!separated && (strcmp(arg, "-h") == 0 || strncmp(arg, "-h=", 3) == 0)) {
+      if (!separated && strncmp(arg, "-h=", 3) == 0) {
+        snprintf(answer, size, "option -h takes no value, got '%s'", arg + 3);
+        return kExitUsage;
+      }
+      if (!separated && strcmp(arg, "-h") == 0) {
         help = 1;
         continue;
       }
@@ -259,7 +263,8 @@ static int parse(int argc, char** argv, int ranks, struct problem* p, char* answ
       snprintf(answer, size, "option %s given twice", kOptions[k].name);
       return kExitUsage;
     }
-    if (((k < kOptionCount && kOptions[k].value_name == NULL) || is_version || is_show_config) && equals != NULL) {
+    if (((k < kOptionCount && kOptions[k].value_name == NULL) || is_version || is_help || is_show_config) &&
+        equals != NULL) {
       snprintf(answer, size, "option %.*s takes no value, got '%s'", (int)length, arg, equals + 1);
       return kExitUsage;
     }

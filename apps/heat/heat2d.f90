@@ -421,7 +421,11 @@ contains
       i = i + 1
       arg = argument(i)
       if (.not. (starts_with(arg, '--') .and. len(arg) > 2)) then
-        if (.not. separated .and. (same(arg, '-h') .or. starts_with(arg, '-h='))) then
+        if (.not. separated .and. starts_with(arg, '-h=')) then
+          answer = "option -h takes no value, got '" // arg(4:) // "'"
+          return
+        end if
+        if (.not. separated .and. same(arg, '-h')) then
           help = .true.
           cycle
         end if
@@ -444,7 +448,7 @@ contains
         end if
         given(k) = .true.
       end if
-      if (k >= 4 .and. k /= 8 .and. k <= 9 .and. equals > 0) then
+      if (k >= 4 .and. k <= 9 .and. equals > 0) then
         answer = 'option ' // trim(names(k)) // " takes no value, got '" // arg(equals + 1:) // "'"
         return
       end if

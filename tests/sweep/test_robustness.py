@@ -132,10 +132,10 @@ class TestRobustness(unittest.TestCase):
         """--timeout, a real option, refused as the C++ drivers refuse theirs (cg3d --tol, redblack3d --omega),
         the text as given: one line each, exit 2 (it said "--timeout 'inf' is not a finite positive number of
         seconds")."""
-        for value, line in (("inf", "--timeout: Value inf is not a finite number"),
-                            ("nan", "--timeout: Value nan is not a finite number"),
-                            ("1e400", "--timeout: Value 1e400 is not a finite number"),
-                            ("ten", "--timeout: Value ten is not a finite number"),
+        for value, line in (("inf", "--timeout: expected a finite number, got 'inf'"),
+                            ("nan", "--timeout: expected a finite number, got 'nan'"),
+                            ("1e400", "--timeout: expected a finite number, got '1e400'"),
+                            ("ten", "--timeout: expected a finite number, got 'ten'"),
                             ("0", "--timeout must be greater than 0, got '0'"),
                             ("-1", "--timeout must be greater than 0, got '-1'"),
                             ("1e-400", "--timeout must be greater than 0, got '1e-400'"),

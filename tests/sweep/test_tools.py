@@ -338,7 +338,7 @@ class TestTools(unittest.TestCase):
         sweep = [SWEEP, "--driver", FAKE, "--out", self.dir / "out"]
         refused = [
             ([*sweep, "--reps", "0"], "sweep: error: --reps: Value 0 not in range 1 to 1000000"),
-            ([*sweep, "--timeout", "inf"], "sweep: error: --timeout: Value inf is not a finite number"),
+            ([*sweep, "--timeout", "inf"], "sweep: error: --timeout: expected a finite number, got 'inf'"),
             ([*sweep, "--param", "n", "8,"], "sweep: error: --param n: empty item in '8,'"),
             ([SWEEP, "--driver", none], f"sweep: error: driver '{none}' is not an executable file"),
             ([*sweep, "--launcher", "none", "--ranks", "2"], "sweep: error: launcher 'none' runs one process but "

@@ -171,7 +171,7 @@ std::optional<double> read_real(const std::string& text) {
 
 // CLI::Range lets NaN through (no comparison with it is true).
 const CLI::Validator kFinite(
-    [](std::string& text) { return read_real(text) ? std::string() : "Value " + text + " is not a finite number"; },
+    [](std::string& text) { return read_real(text) ? std::string() : "expected a finite number, got '" + text + "'"; },
     "");
 
 std::string help_text(const std::string& help, const std::optional<std::string>& default_value) {
@@ -294,6 +294,8 @@ std::vector<std::string> Options::normalised(int argc, const char* const* argv) 
   std::vector<std::string> seen;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    // A flag given a value: CLI11 printed the help for "-h=x" and "--help=x" (refused below for the long form).
+    if (arg.starts_with("-h=")) throw UsageError("option -h takes no value, got '" + arg.substr(3) + "'");
     // Grouped short flags ("-hv", "-vh"): the only short option is -h, so a group is a typo of a long option.
     // CLI11 split "-hv" into -h and -v and printed the help; refused at once, as the Python tools refuse it
     // (apps/toolkit/cli.py). A negative number is left to the option checks.
@@ -316,7 +318,7 @@ std::vector<std::string> Options::normalised(int argc, const char* const* argv) 
         seen.push_back(name);
         s->seen = true;
       }
-      const bool builtin_flag = name == kVersion || name == kShowConfig;
+      const bool builtin_flag = name == "help" || name == kVersion || name == kShowConfig;
       if ((builtin_flag || (s != nullptr && s->is_flag)) && eq != std::string::npos)
         throw UsageError("option --" + name + " takes no value, got '" + arg.substr(eq + 1) + "'");
       // '--n=' with nothing after it: CLI11 would take the next word as the value ('--n= 8' ran with 8).
@@ -481,7 +483,8 @@ std::string Options::show_config() const {
     const auto& known = proxy_environment_variables();
     if (decided(name) != effective_.end()) continue;
     if (std::none_of(known.begin(), known.end(), [&](const auto& v) { return v.name == name; }))
-      rows.push_back({name, value, name.starts_with("PROXY_") ? "environment (unknown to this version)" : "environment"});
+      rows.push_back(
+          {name, value, name.starts_with("PROXY_") ? "environment (unknown to this version)" : "environment"});
   }
   for (const auto& row : effective_) rows.push_back(row);
   auto source = [this](const CLI::Option& option) -> std::string {
