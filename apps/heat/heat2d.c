@@ -580,9 +580,10 @@ int main(int argc, char** argv) {
   int status = parse(argc, argv, size, &problem, answer, answer_size);
   proxy_placement* placement = NULL;
   proxy_thread* proxy = NULL;
-  if (proxy_environment_placement(env, 0, 1, &placement) != PROXY_SUCCESS ||
-      proxy_thread_create_placed(MPI_COMM_WORLD, placement, &proxy) != PROXY_SUCCESS ||
-      proxy_environment_bind_openmp_threads(env, placement, NULL) != PROXY_SUCCESS) {
+  /* The checks (the parse agreed between ranks, the memory) on an unplaced proxy, the run on a placed one: the
+   * placement says when the proxy shares a core ("proxy: notice: ..."), which does not belong before --help,
+   * --version, --show-config or a refusal (the C++ drivers place their proxy after their checks). */
+  if (proxy_thread_create(MPI_COMM_WORLD, &proxy) != PROXY_SUCCESS) {
     status = report(proxy_last_error());
   } else {
     status = agree(proxy, rank, size, status, &problem, answer);
@@ -595,7 +596,16 @@ int main(int argc, char** argv) {
       configuration(&problem, answer, answer_size);
       printf("%s\n", answer);
     }
-    if (status < 0) status = run(placement, proxy, &problem, rank, size);
+    if (status < 0) {
+      proxy_thread_free(proxy);
+      proxy = NULL;
+      if (proxy_environment_placement(env, 0, 1, &placement) != PROXY_SUCCESS ||
+          proxy_thread_create_placed(MPI_COMM_WORLD, placement, &proxy) != PROXY_SUCCESS ||
+          proxy_environment_bind_openmp_threads(env, placement, NULL) != PROXY_SUCCESS)
+        status = report(proxy_last_error());
+      else
+        status = run(placement, proxy, &problem, rank, size);
+    }
   }
   free(answer);
   proxy_thread_free(proxy);

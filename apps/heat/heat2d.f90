@@ -101,9 +101,10 @@ program heat2d
   status = proxy_environment_rank(env, rank)
   status = proxy_environment_size(env, size)
   outcome = parse()
-  call check(proxy_environment_placement(env, 0, .true., placement))
-  call check(proxy_thread_create_placed(MPI_COMM_WORLD, placement, thread))
-  call check(proxy_environment_bind_openmp_threads(env, placement))
+  ! The checks (the parse agreed between ranks, the memory) on an unplaced proxy, the run on a placed one: the
+  ! placement says when the proxy shares a core ("proxy: notice: ..."), which does not belong before --help,
+  ! --version, --show-config or a refusal (the C++ drivers place their proxy after their checks).
+  call check(proxy_thread_create(MPI_COMM_WORLD, thread))
   outcome = agree(outcome)
   if (outcome < 0) outcome = check_size()
   if (outcome < 0 .and. show_config) then  ! every check of a run has passed: the configuration, and exit
@@ -117,6 +118,10 @@ program heat2d
     status = proxy_environment_free(env)
     call finish(outcome)
   end if
+  call check(proxy_thread_free(thread))
+  call check(proxy_environment_placement(env, 0, .true., placement))
+  call check(proxy_thread_create_placed(MPI_COMM_WORLD, placement, thread))
+  call check(proxy_environment_bind_openmp_threads(env, placement))
 
   rows = rows_of(rank, size, ny)
   first = first_row_of(rank, size, ny)
