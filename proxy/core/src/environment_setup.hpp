@@ -50,7 +50,9 @@ class SetupWatchdog {
   ~SetupWatchdog();  // disarms it
   SetupWatchdog(const SetupWatchdog&) = delete;
   SetupWatchdog& operator=(const SetupWatchdog&) = delete;
-  void set_rank(int rank) noexcept;  // once MPI knows it, for the line
+  // The line's rank: the launcher's numbering until MPI_Init returns (launch.hpp: PMI_RANK,
+  // OMPI_COMM_WORLD_RANK, SLURM_PROCID; none in a singleton run), then MPI_COMM_WORLD's, set here.
+  void set_rank(int rank) noexcept;
 
   struct State;
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "environment_setup.hpp"
+#include "launch.hpp"
 #include "proxy/config.hpp"
 
 namespace proxy {
@@ -35,6 +36,7 @@ std::chrono::milliseconds setup_bound() {
 }  // namespace
 
 SetupWatchdog::SetupWatchdog(std::string program) : state_(std::make_shared<State>()) {
+  if (const auto launched = launch_count(); launched && launched->index >= 0) state_->rank.store(launched->index);
   const std::chrono::milliseconds bound = setup_bound();
   try {
     std::thread([state = state_, program = std::move(program), bound] {
