@@ -111,6 +111,19 @@ TEST(Completion, AWaitInsideACallbackFailsAtOnce) {
     proxy.wait(after);
     EXPECT_EQ(refused, "wait on operation 'held' epoch 1 from code the proxy runs (a then() callback, a closure "
                        "or an operation): it would wait for itself; start work there and wait on its ticket outside");
+    // ... and so is a wait there on an epoch that has completed: refused whatever the timing (it returned).
+    const proxy::Ticket completed = proxy.start(plan);
+    proxy.wait(completed);
+    refused.clear();
+    proxy.wait(proxy.then(proxy.start(plan), [&] {
+      try {
+        proxy.wait(completed);
+      } catch (const proxy::Error& e) {
+        refused = e.what();
+      }
+    }));
+    EXPECT_EQ(refused, "wait on plan 'waits-inside' epoch 2 from code the proxy runs (a then() callback, a closure "
+                       "or an operation): it would wait for itself; start work there and wait on its ticket outside");
     held->released = true;
     proxy.wait(in_flight);
   }

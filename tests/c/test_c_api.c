@@ -342,6 +342,9 @@ int main(int argc, char** argv) {
   CHECK(last_error_is(text));
   number = 7;
   CHECK(proxy_test(thread, forged, &number) == PROXY_ERROR && number == 0);
+  const proxy_ticket zero = {ring, 0}; /* older than any start: it passed as completed */
+  CHECK(proxy_wait(thread, zero, PROXY_WAIT_DEFAULT_TIMEOUT) == PROXY_ERROR);
+  CHECK(last_error_is("wait on plan 'ring' epoch 0: start() numbers epochs from 1: use the ticket start() returned"));
   /* A ticket made by hand for a plan committed but never started. */
   OK(proxy_plan_spec_create("idle", &spec));
   OK(proxy_plan_spec_send(spec, MPI_PROC_NULL, 0, &out, 1, MPI_INT));

@@ -169,6 +169,12 @@ TEST(ApiMisuse, TicketsAndTimeoutsThatNoStartGaveAreRefused) {
             "Error: wait on plan 'local' epoch 7: it was started up to epoch 1 only: use the ticket start() returned");
   EXPECT_EQ(misuse_outcome([&] { proxy.test(forged); }),
             "Error: test on plan 'local' epoch 7: it was started up to epoch 1 only: use the ticket start() returned");
+  proxy::Ticket zero = first;
+  zero.epoch = 0;  // older than any start gave: it passed as completed
+  EXPECT_EQ(misuse_outcome([&] { proxy.wait(zero); }),
+            "Error: wait on plan 'local' epoch 0: start() numbers epochs from 1: use the ticket start() returned");
+  EXPECT_EQ(misuse_outcome([&] { proxy.test(zero); }),
+            "Error: test on plan 'local' epoch 0: start() numbers epochs from 1: use the ticket start() returned");
   EXPECT_EQ(misuse_outcome([&] { proxy.ready(forged, 0); }),
             "Error: plan 'local': part 0 marked ready for epoch 7, but the plan's current epoch is 1");
   EXPECT_EQ(misuse_outcome([&] { proxy.ready(first, 0); }),

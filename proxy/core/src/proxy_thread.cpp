@@ -422,16 +422,24 @@ bool names_an_unstarted_plan_epoch(const Ticket& ticket) {
   return ticket.epoch > ticket.operation->started_epoch() &&
          dynamic_cast<const PlanOperation*>(ticket.operation.get()) != nullptr;
 }
+// Epoch 0 (a hand-written ticket, {plan, 0}), which no start() returns: it would pass as completed.
+bool names_epoch_zero_of_a_plan(const Ticket& ticket) {
+  return ticket.epoch == 0 && dynamic_cast<const PlanOperation*>(ticket.operation.get()) != nullptr;
+}
 
 [[noreturn, gnu::noinline, gnu::cold]] void refuse_unstarted_epoch(const char* call, const Ticket& ticket) {
+  const std::string which = ticket.epoch == 0 ? ": start() numbers epochs from 1"
+                                              : ": it was started up to epoch " +
+                                                    std::to_string(ticket.operation->started_epoch()) + " only";
   throw Error(std::string(call) + " on " + ticket.operation->label() + " epoch " + std::to_string(ticket.epoch) +
-              ": it was started up to epoch " + std::to_string(ticket.operation->started_epoch()) +
-              " only: use the ticket start() returned");
+              which + ": use the ticket start() returned");
 }
 }  // namespace
 
 bool ProxyThread::test(const Ticket& ticket) const {
   if (!ticket) throw Error("test: empty ticket");
+  if (names_epoch_zero_of_a_plan(ticket)) [[unlikely]]
+    refuse_unstarted_epoch("test", ticket);
   if (ticket.operation->completed_epoch() < ticket.epoch) {
     if (names_an_unstarted_plan_epoch(ticket)) refuse_unstarted_epoch("test", ticket);
     impl_->driver->step_for(*ticket.operation);  // cooperative: testing drives progress, as MPI_Test does
@@ -452,16 +460,20 @@ void ProxyThread::wait(const Ticket& ticket, std::chrono::milliseconds timeout) 
   // A longer wait waits 1e6 s (PROXY_WAIT_TIMEOUT's bound): milliseconds::max(), "forever", overflowed the
   // clock's deadline and timed out at once.
   timeout = std::min(timeout, std::chrono::milliseconds(static_cast<long long>(kMaxWaitTimeoutSeconds * 1000)));
+  // Refused whether or not the epoch has completed: a wait that would wait for the proxy itself, or on an epoch
+  // no start() returned, is refused every time, not only when the timing leaves it pending.
+  if (ProgressLoop::running_on_this_thread()) [[unlikely]]
+    throw Error("wait on " + op.label() + " epoch " + std::to_string(ticket.epoch) +
+                " from code the proxy runs (a then() callback, a closure or an operation): it would wait for "
+                "itself; start work there and wait on its ticket outside");
+  if (names_epoch_zero_of_a_plan(ticket)) [[unlikely]]
+    refuse_unstarted_epoch("wait", ticket);
   auto done = [&] { return op.completed_epoch() >= ticket.epoch; };
   if (done()) {  // the common case once the data are needed: no clock read
     if (auto error = op.error()) std::rethrow_exception(error);
     return;
   }
   if (names_an_unstarted_plan_epoch(ticket)) refuse_unstarted_epoch("wait", ticket);
-  if (ProgressLoop::running_on_this_thread())
-    throw Error("wait on " + op.label() + " epoch " + std::to_string(ticket.epoch) +
-                " from code the proxy runs (a then() callback, a closure or an operation): it would wait for "
-                "itself; start work there and wait on its ticket outside");
   if (!impl_->driver->wait(op, ticket.epoch, timeout)) {
     std::string outstanding = op.describe_outstanding();
     if (outstanding.empty()) outstanding = "(nothing reported)";
