@@ -207,7 +207,9 @@ if [ -n "$relay" ]; then  # cat ends with the launcher's output; 15 s at most if
    done) </dev/null >/dev/null 2>&1 &
   wait "$relay"
   relayed=$?
-  if [ "$relayed" -ne 0 ] && [ "$status" -eq 0 ]; then
+  if [ "$relayed" -eq 141 ]; then  # SIGPIPE: the reader has gone ("| head"): ended by it, silently, as Hydra is
+    status=141
+  elif [ "$relayed" -ne 0 ] && [ "$status" -eq 0 ]; then
     echo "proxy-mpiexec: error: cannot write to standard output: the job's output is lost" >&2
     status=1
   fi
