@@ -50,7 +50,7 @@ void Exchange::commit(proxy::ProxyThread& proxy) {
 
 proxy::Ticket Exchange::start(proxy::ProxyThread& proxy) { return proxy.start(plan_); }
 
-proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, int units) {
+proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, std::optional<int> iterations) {
   // Shared by the closures: the phases and which exchange is in flight (lookahead 0: at most one).
   struct Table {
     std::vector<Phase> phases;
@@ -58,6 +58,10 @@ proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, int u
     const Phase& of(int step) const { return phases[static_cast<std::size_t>(step) % phases.size()]; }
   };
   const auto per_unit = static_cast<long long>(phases.size());
+  // A cap of 1 iteration is still iterations: done_after after its last phase (it was asked after each phase,
+  // as for the start, and stopped classic CG after q = A p with x and r not updated).
+  const bool once = !iterations.has_value();
+  const int units = iterations.value_or(1);
   if (units < 1 || per_unit * units > std::numeric_limits<int>::max())
     throw proxy::harness::InvalidSettings(proxy::detail::counted(units, "iteration") + " of " +
                                           proxy::detail::counted(per_unit, "step") + " do not fit a run");
@@ -65,9 +69,9 @@ proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, int u
   proxy::harness::Steps steps;
   steps.count = static_cast<int>(per_unit * units);
   steps.lookahead = 0;
-  steps.unit = units == 1 ? "step" : "iteration";
-  steps.steps_per_unit = units == 1 ? 1 : static_cast<int>(per_unit);
-  steps.part = units == 1 ? nullptr : "step";
+  steps.unit = once ? "step" : "iteration";
+  steps.steps_per_unit = once ? 1 : static_cast<int>(per_unit);
+  steps.part = once ? nullptr : "step";
   steps.post = [table, comm](int e) {
     table->in_flight = e;
     table->of(e).exchange->post(comm);

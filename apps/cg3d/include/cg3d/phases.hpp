@@ -16,6 +16,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,10 +78,10 @@ struct Phase {
   std::function<void(proxy::harness::StepThread team)> boundary;  // after it; may be empty
 };
 
-// One harness step per phase, in order, `units` times over: one unit, unit "step" (a failure in the start
-// reads "the start, step 2"); more, unit "iteration" of one step per phase ("iteration 7, step 2"; the
-// caller sets done_after, and units is the cap). Throws proxy::harness::InvalidSettings when the steps
-// would not fit an int.
-proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, int units = 1);
+// One harness step per phase, in order. Without `iterations`, once, unit "step" (a failure in the start reads
+// "the start, step 2"); with it, that many times at most, unit "iteration" of one step per phase ("iteration
+// 7, step 2"; the caller sets done_after, asked after each iteration's last phase, 1 iteration included).
+// Throws proxy::harness::InvalidSettings when the steps would not fit an int.
+proxy::harness::Steps make_steps(std::vector<Phase> phases, MPI_Comm comm, std::optional<int> iterations = {});
 
 }  // namespace cg3d
