@@ -70,7 +70,7 @@ def check_options(args):
     value); the driver last, so that a bad value of any other option is reported as such wherever it is.
     Launches nothing (ldd for the driver's MPI under srun, sinfo outside an allocation); matplotlib for --plot
     is looked for by main, as it may run the tool again under the system Python."""
-    args.size = cli.size(args.size, "--size")
+    args.size = cli.size(args.size, "--size", maximum=(1 << 31) - 1)  # summa --size's bound
     args.panels = cli.unique(cli.size(p, "--panels", maximum=1 << 30)  # summa --panel's bound
                              for p in cli.split_list(args.panels, "--panels"))
     for name, maximum in (("single_tier_ranks", cli.MAX_RANKS), ("multi_tier_ranks", cli.MAX_RANKS),

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,22 +24,28 @@ using proxy::detail::counted;
 
 constexpr const char* kProgram = "summa";
 
+// Each dimension is an int in the BLAS and MPI calls (summa::validate refuses more for API callers too).
+constexpr long long kMaxDimension = std::numeric_limits<int>::max();
+
 apps::Options declare_options() {
   apps::Options options(kProgram, "Distributed dgemm C = A*B (A m x k, B k x n) with SUMMA, in one of four modes.");
-  options.option("size", "N", "square problem: m = n = k = N (K, M, G suffixes allowed, e.g. 2K)", "1024")
+  options
+      .option("size", "N", "square problem: m = n = k = N, at most 2^31-1 (K, M, G suffixes allowed, e.g. 2K)",
+              "1024")
       .suffixes()
-      .range(1, 1LL << 62)
+      .range(1, kMaxDimension)
       .option("m", "M", "rows of A and C (overrides --size)")
       .suffixes()
-      .range(1, 1LL << 62)
+      .range(1, kMaxDimension)
       .option("n", "N", "columns of B and C (overrides --size)")
       .suffixes()
-      .range(1, 1LL << 62)
+      .range(1, kMaxDimension)
       .option("k", "K", "columns of A and rows of B (overrides --size)")
       .suffixes()
-      .range(1, 1LL << 62)
+      .range(1, kMaxDimension)
       .option("grid", "RxC", "process grid, R*C must equal the ranks; 'auto' picks the squarest", "auto")
-      .option("panel", "W", "panel width along k; panels also split where they cross a block boundary", "128")
+      .option("panel", "W",
+              "panel width along k, at most 2^30; panels also split where they cross a block boundary", "128")
       .suffixes()
       .range(1, 1 << 30)
       .option("mode", "MODE",

@@ -353,7 +353,7 @@ class TestTools(unittest.TestCase):
             ([CG3D_COMPARE, "--variants", "classic,fast"],
              "compare: error: --variants: unknown variant 'fast' (expected classic, pipelined)"),
             ([COMPARE_PANELS, "--size", "0"],
-             "compare-panels: error: --size: Value 0 not in range 1 to 4611686018427387904"),
+             "compare-panels: error: --size: Value 0 not in range 1 to 2147483647"),
             ([COMPARE_PANELS, "--modes", "sync,fast"],
              "compare-panels: error: --modes: unknown mode 'fast' (expected sync, async, mt, proxy)"),
             ([COMPARE_PANELS, "--driver", none], f"compare-panels: error: --driver '{none}' is not an executable "
