@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -163,12 +162,10 @@ apps::RunRecord make_record(const apps::Options& options, const cg3d::RunSetting
 void print_report(const cg3d::RunSettings& settings, const cg3d::RunReport& report, double ideal, int node_width,
                   bool verbose) {
   const std::string mode(proxy::harness::to_string(settings.mode));
-  std::ostringstream tol;
-  tol << settings.tol;
   std::cout << kProgram << ": mode " << mode << ", variant " << cg3d::to_string(settings.variant)
             << " (unpreconditioned), grid " << redblack3d::to_string(settings.global) << ", geometry "
             << redblack3d::to_string(settings.geometry) << ", " << counted(report.ranks, "rank") << " x "
-            << counted(report.threads, "thread") << ", tol " << tol.str() << ", at most "
+            << counted(report.threads, "thread") << ", tol " << apps::shortest_text(settings.tol) << ", at most "
             << counted(settings.max_iterations, "iteration") << "\n";
   std::cout << "placement (rank 0): " << report.placement << "\n";
   if (settings.mode == cg3d::Mode::proxy) std::cout << "progress: " << report.progress << "\n";

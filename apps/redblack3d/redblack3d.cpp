@@ -203,7 +203,7 @@ int run_driver(proxy::Environment& env, int argc, char** argv) {
     std::cout << kProgram << ": mode " << mode << ", grid " << redblack3d::to_string(settings.global) << ", geometry "
               << redblack3d::to_string(settings.geometry) << ", " << counted(report.ranks, "rank") << " x "
               << counted(report.threads, "thread") << ", " << counted(settings.iterations, "iteration") << ", omega "
-              << settings.omega
+              << apps::shortest_text(settings.omega)
               << (settings.mode == redblack3d::Mode::proxy ? settings.early_bird ? ", early-bird on" : ", early-bird off" : "")
               << "\n";
     std::cout << "placement (rank 0): " << report.placement << "\n";

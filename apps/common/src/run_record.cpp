@@ -17,13 +17,14 @@
 #include "apps/usage_error.hpp"
 
 namespace apps {
-namespace {
 
-std::string format_double(double value) {
+std::string shortest_text(double value) {
   char buffer[64];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);  // shortest exact form
   return std::string(buffer, result.ptr);
 }
+
+namespace {
 
 std::string csv_escape(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
@@ -38,14 +39,14 @@ std::string csv_escape(const std::string& text) {
 struct CsvValue {
   std::string operator()(const std::string& v) const { return csv_escape(v); }
   std::string operator()(long long v) const { return std::to_string(v); }
-  std::string operator()(double v) const { return format_double(v); }
+  std::string operator()(double v) const { return shortest_text(v); }
   std::string operator()(bool v) const { return v ? "true" : "false"; }
 };
 
 struct JsonValue {
   std::string operator()(const std::string& v) const { return json_string(v); }
   std::string operator()(long long v) const { return std::to_string(v); }
-  std::string operator()(double v) const { return std::isfinite(v) ? format_double(v) : "null"; }
+  std::string operator()(double v) const { return std::isfinite(v) ? shortest_text(v) : "null"; }
   std::string operator()(bool v) const { return v ? "true" : "false"; }
 };
 

@@ -22,6 +22,10 @@ namespace apps {
 
 enum class RecordFormat { csv, json_lines };
 
+// The shortest text that reads back as `value` ("1e-08", "1.9999999"): the records' doubles, and the
+// drivers' header lines, which must not round a value the run used ("omega 2" for 1.9999999).
+std::string shortest_text(double value);
+
 // ".csv" -> csv; ".json" / ".jsonl" -> json_lines; anything else throws UsageError naming the path.
 // Drivers call it while validating options, so a bad --output fails before the run, on every rank.
 RecordFormat record_format_for(std::string_view path);
