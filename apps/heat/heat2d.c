@@ -70,7 +70,7 @@ static const struct {
 } kOptions[kOptionCount] = {
     {"--nx", "NX", 1, 3, 1 << 24, "grid points per row, at least 3 (K suffix allowed) (default: 256)"},
     {"--ny", "NY", 1, 1, 1 << 24, "rows, at least the number of ranks (K suffix allowed) (default: 256)"},
-    {"--iters", "K", 0, 1, 1 << 30, "time steps (default: 200)"},
+    {"--iters", "K", 0, 1, 1 << 30, "time steps, at least 1 (default: 200)"},
     {"--verify", NULL, 0, 0, 0,
      "recompute the whole grid serially on every rank and compare bit for bit; exit 3 if not"},
     {"--bad-peer", NULL, 0, 0, 0, "add a transfer to a rank outside the communicator: the commit's refusal, exit 1"},

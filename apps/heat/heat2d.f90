@@ -569,7 +569,7 @@ contains
            '  -h, --help           print this help and exit' // nl // &
            '  --nx NX              grid points per row, at least 3 (K suffix allowed) (default: 256)' // nl // &
            '  --ny NY              rows, at least the number of ranks (K suffix allowed) (default: 256)' // nl // &
-           '  --iters K            time steps (default: 200)' // nl // &
+           '  --iters K            time steps, at least 1 (default: 200)' // nl // &
            '  --verify             recompute the whole grid serially on every rank and compare bit for bit; ' // &
            'exit 3 if not' // nl // &
            "  --bad-peer           add a transfer to a rank outside the communicator: the commit's refusal, " // &

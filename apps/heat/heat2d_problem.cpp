@@ -29,7 +29,7 @@ int parse_command_line(const char* program, const char* description, const proxy
       .option("ny", "NY", "rows, at least the number of ranks (K suffix allowed)", "256")
       .suffixes()
       .range(env.size(), 1 << 24)
-      .option("iters", "K", "time steps", "200")
+      .option("iters", "K", "time steps, at least 1", "200")
       .range(1, 1 << 30)
       .per_rank()
       .flag("verify", "recompute the whole grid serially on every rank and compare bit for bit; exit 3 if not")
