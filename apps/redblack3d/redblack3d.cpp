@@ -52,7 +52,7 @@ apps::Options make_options() {
               "0")
       .range(0, 4096)
       .option("omega", "W", "over-relaxation factor, 0 < W < 2", "1")
-      .real_range(0.0, 2.0)
+      .number()  // one refusal for every value outside (0, 2), below
       .option("early-bird", "on|off",
               "proxy mode: each face's ghosts leave as soon as the threads have relaxed that face\n"
               "(on, the default) or after the team's barrier (off)")

@@ -18,6 +18,7 @@
 
 #include "apps/environment_variables.hpp"
 #include "apps/parse.hpp"
+#include "apps/run_record.hpp"
 #include "apps/usage_error.hpp"
 
 namespace apps {
@@ -161,18 +162,29 @@ CLI::Validator integer_in_range(bool suffixes, std::optional<std::pair<long long
       "");
 }
 
-// A finite number as strtod reads it ("1e-400" is 0, "1e400" is refused), for the check and for real().
+// A finite decimal number as strtod reads it ("1e-400" is 0, "1e400" is refused), for the check and for real().
+// Hexadecimal ("0x1p-3") is refused, as the integers refuse "0x10" and the Python tools' float() refuses it.
 std::optional<double> read_real(const std::string& text) {
+  if (text.find_first_of("xX") != std::string::npos) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
   return value;
 }
 
-// CLI::Range lets NaN through (no comparison with it is true).
-const CLI::Validator kFinite(
-    [](std::string& text) { return read_real(text) ? std::string() : "expected a finite number, got '" + text + "'"; },
-    "");
+// A finite number in [min, max]: "expected a finite number, got 'nan'", "Value 2.5 not in range 0 to 2" (the
+// bounds as the run record writes numbers; CLI::Range wrote "0.000000 to 2.000000" and let NaN through).
+CLI::Validator real_in_range(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& text) {
+        const std::optional<double> value = read_real(text);
+        if (!value) return "expected a finite number, got '" + text + "'";
+        if (*value < min || *value > max)
+          return "Value " + text + " not in range " + shortest_text(min) + " to " + shortest_text(max);
+        return std::string();
+      },
+      "");
+}
 
 std::string help_text(const std::string& help, const std::optional<std::string>& default_value) {
   if (!default_value) return help;
@@ -358,7 +370,7 @@ bool Options::parse(int argc, const char* const* argv) {
       if (s.default_value) o->default_str(*s.default_value);
       if (s.list) o->delimiter(',');
       if (s.suffixes || s.integer_range) o->transform(integer_in_range(s.suffixes, s.integer_range));  // "4K": "4096"
-      if (s.real_range) o->check(kFinite)->check(CLI::Range(s.real_range->first, s.real_range->second));
+      if (s.real_range) o->check(real_in_range(s.real_range->first, s.real_range->second));
       if (!s.choices.empty()) o->check(CLI::IsMember(s.choices));
     }
     declared.push_back(o);
@@ -447,7 +459,7 @@ long long Options::integer(std::string_view name) const {
 
 double Options::real(std::string_view name) const {
   assert(spec(name).real_range && "real() of an option declared without real_range() or number()");
-  return *read_real(values(name).front());  // checked by kFinite
+  return *read_real(values(name).front());  // checked by real_in_range
 }
 
 std::vector<long long> Options::integers(std::string_view name) const {
