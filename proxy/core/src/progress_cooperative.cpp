@@ -150,7 +150,12 @@ class CooperativeDriver final : public ProgressDriver {
       const std::lock_guard<std::mutex> lock(channel_.call_report_mutex);
       if (channel_.call_report != nullptr) line = (*channel_.call_report)();
     }
-    if (line.empty()) line = still_running_report(inside->label(), config_.wait_timeout);  // alive: inside it
+    if (line.empty()) {
+      // Read while the operation is held there: one that has just returned may be freed by its owner.
+      const std::string label = channel_.inside_label(inside);
+      if (label.empty()) return;  // it has returned after all
+      line = still_running_report(label, config_.wait_timeout);
+    }
     Environment::abort("proxy: error: rank " + std::to_string(channel_.rank) + ": " + line, 1);
   }
 

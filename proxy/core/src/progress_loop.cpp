@@ -161,12 +161,12 @@ std::size_t ProgressLoop::drain() {
     else
       operation->start(command.epoch);
   } catch (...) {
-    channel_.inside.store(nullptr, std::memory_order_release);
+    channel_.leave_inside();
     fail(ActiveOperation{operation, std::move(command.operation), command.plan, command.epoch, started_at},
          std::current_exception());
     return;
   }
-  channel_.inside.store(nullptr, std::memory_order_release);
+  channel_.leave_inside();
   ActiveOperation& entry = active_.emplace_back(
       ActiveOperation{operation, std::move(command.operation), command.plan, command.epoch, started_at});
   if (entry.plan != nullptr) entry.plan->set_in_flight(true);
@@ -197,11 +197,11 @@ void ProgressLoop::keep_while_active(std::shared_ptr<Operation> plan) {
       } else {
         channel_.inside.store(entry->operation, std::memory_order_release);
         done = entry->operation->progress();
-        channel_.inside.store(nullptr, std::memory_order_release);
+        channel_.leave_inside();
       }
       if (done) publish(*entry);
     } catch (...) {
-      channel_.inside.store(nullptr, std::memory_order_release);
+      channel_.leave_inside();
       fail(*entry, std::current_exception());
       done = true;
     }

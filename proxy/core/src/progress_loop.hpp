@@ -61,6 +61,23 @@ struct ProxyChannel {
   // is not a plan (a plan's only tests; another Operation may block), for the report of a shutdown that
   // cannot join and the cooperative watchdog's; and whether the loop has returned (the bounded join).
   std::atomic<const Operation*> inside{nullptr};
+  // A report on another thread reads inside's label while the loop may leave the operation, and its last
+  // owner free it: the reader counts itself in inside_readers, then re-reads inside (inside_label); the
+  // loop, leaving, clears inside, then waits for the readers (leave_inside). Both sides seq_cst (Dekker):
+  // either the reader sees nullptr, or the loop sees the reader and waits until it has copied the label.
+  std::atomic<int> inside_readers{0};
+  // inside's label if it is still `expected`, else "" (the loop has left it: not blocked after all).
+  std::string inside_label(const Operation* expected) {
+    inside_readers.fetch_add(1, std::memory_order_seq_cst);
+    const Operation* now = inside.load(std::memory_order_seq_cst);
+    std::string label = now != nullptr && now == expected ? now->label() : std::string();
+    inside_readers.fetch_sub(1, std::memory_order_seq_cst);
+    return label;
+  }
+  void leave_inside() noexcept {
+    inside.store(nullptr, std::memory_order_seq_cst);
+    while (inside_readers.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+  }
   std::atomic<bool> finished{false};
   // What a running commit waits in (its comparison between ranks), for the report of a pass that does not
   // return (the cooperative strategy's watchdog): set and cleared under the mutex by the commit's closure.

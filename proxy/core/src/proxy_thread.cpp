@@ -215,11 +215,11 @@ ProxyThread::~ProxyThread() {
     const auto limit = 2 * config_.wait_timeout;
     if (!channel.completions.wait([&] { return channel.finished.load(std::memory_order_acquire); },
                                   WaitPolicy::block, Notifier::Clock::now() + limit, 0)) {
-      const Operation* stuck = channel.inside.load(std::memory_order_acquire);
-      // `stuck` is alive: the loop is inside its start() or progress() and has not come back.
+      // Read while the loop is held inside it (ProxyChannel::inside_label): it may return at this moment.
+      std::string stuck = channel.inside_label(channel.inside.load(std::memory_order_acquire));
+      if (stuck.empty()) stuck = "an MPI call";
       Environment::abort("proxy: error: rank " + std::to_string(rank_) + ": the proxy thread did not finish within " +
-                             seconds_text(limit) + " at shutdown (2 x PROXY_WAIT_TIMEOUT), blocked in " +
-                             (stuck != nullptr ? stuck->label() : std::string("an MPI call")) +
+                             seconds_text(limit) + " at shutdown (2 x PROXY_WAIT_TIMEOUT), blocked in " + stuck +
                              " (perhaps waiting for a peer that is gone): ending the job",
                          1);
     }
