@@ -38,9 +38,12 @@ proxy::harness::Steps make_steps(const GridContext& grid, Operands& ops, const s
   };
   // One plan per panel, committed before the clock starts: its two broadcasts (A along the row, B down
   // the column) become persistent collectives (MPI_Bcast_init; MPI_Ibcast per start where MPI lacks them),
-  // so starting a panel is one queue push, with no closure allocated per panel (docs/api.md).
+  // so starting a panel is one queue push, with no closure allocated per panel (docs/api.md). Committed by
+  // the first repetition's run only: the session keeps its proxy and the panels' buffers for every
+  // repetition (a commit per repetition compared the plans between ranks again each time, and a rank
+  // stopped then ended the job with the commit's line instead of the repetition's).
   steps.prepare_proxy = [&grid, &ops, &schedule, &state](proxy::ProxyThread& proxy) {
-    state.panels.clear();
+    if (!state.panels.empty()) return;
     state.panels.reserve(schedule.size());
     for (std::size_t i = 0; i < schedule.size(); ++i) {
       const Panel& p = schedule[i];

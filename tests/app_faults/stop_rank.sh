@@ -2,12 +2,12 @@
 # stop_rank.sh REGEX MPIEXEC... -- DRIVER ARGS...: runs DRIVER on two ranks (MPMD, each through a wrapper that
 # records its pid), stops rank 1 with SIGSTOP once both ranks are computing in the loop, and passes when the job
 # then ends by itself with a non-zero exit and a line matching REGEX.
-# In the loop: each rank has used a second of CPU time and both used CPU in the same half second. One rank's
-# CPU time alone did not tell: a blocking MPI collective of the set-up spins (MPICH polls), so a rank whose peer
-# lagged by a second under load had its second of CPU time while still in the set-up, and stopped there it ended
-# the job with the set-up's line (a plan's commit), not the loop's. Two ranks computing at once are past it: in a
-# set-up wait one spins while the other lags. Not always: a proxy-mode rank that lags inside its proxy's call (a
-# commit) while its main thread spins waiting for it passes too; no such lag has been seen without a preloaded one.
+# In the loop: with STOP_RANK_PRELOAD set (loop_marker.c, and any other library to preload, colon-separated),
+# each rank has made its loop's calls and said so in a marker file. Without it (sanitizer builds, where nothing
+# may be preloaded before the sanitizer's runtime), by CPU time: each rank has used a second of it and both used
+# CPU in the same half second. CPU time alone did not always tell: a blocking MPI collective of the set-up spins
+# (MPICH polls), so under load a rank waiting in the set-up while its peer computed its own set-up passed both
+# tests (summa_proxy_stopped_rank_times_out at load 8 ended with the set-up's line, a plan's commit).
 # The driver's wait timeout (PROXY_WAIT_TIMEOUT, short in the test's environment) must end it; CTest's
 # TIMEOUT catches a hang. The stopped rank is continued and killed on every exit path.
 set -u
@@ -23,8 +23,13 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-record='echo $$ > "$0"; exec "$@"'
-"${launcher[@]}" -n 1 bash -c "$record" "$pidfile0" "$@" : -n 1 bash -c "$record" "$pidfile" "$@" >"$work/out" 2>&1 &
+markers=$work/markers
+mkdir -p "$markers"
+export STOP_RANK_MARKER=$markers
+preload=${STOP_RANK_PRELOAD:-}
+record='echo $$ > "$0"; [ -z "$1" ] || export LD_PRELOAD="$1"; shift; exec "$@"'
+"${launcher[@]}" -n 1 bash -c "$record" "$pidfile0" "$preload" "$@" : -n 1 bash -c "$record" "$pidfile" "$preload" "$@" \
+  >"$work/out" 2>&1 &
 job=$!
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 ticks_per_second=$(getconf CLK_TCK)
@@ -32,7 +37,10 @@ window=$((ticks_per_second / 20))  # 0.05 s of CPU time in the last half second:
 before0='' before1=''  # the last sample's, half a second ago
 for poll in $(seq 1200); do
   if ! kill -0 $job 2>/dev/null; then break; fi
-  if [ -s "$pidfile0" ] && [ -s "$pidfile" ] && [ $((poll % 5)) -eq 0 ]; then
+  if [ -n "$preload" ]; then
+    if [ -s "$pidfile0" ] && [ -s "$pidfile" ] && [ -e "$markers/$(cat "$pidfile0")" ] &&
+       [ -e "$markers/$(cat "$pidfile")" ]; then break; fi
+  elif [ -s "$pidfile0" ] && [ -s "$pidfile" ] && [ $((poll % 5)) -eq 0 ]; then
     now0=$(cpu_ticks "$(cat "$pidfile0")") now1=$(cpu_ticks "$(cat "$pidfile")")
     if [ -n "$before0" ] && [ "$now0" -ge "$ticks_per_second" ] && [ "$now1" -ge "$ticks_per_second" ] &&
        [ $((now0 - before0)) -ge "$window" ] && [ $((now1 - before1)) -ge "$window" ]; then break; fi

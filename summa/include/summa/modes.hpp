@@ -30,7 +30,7 @@ namespace summa {
 struct PanelRequests {
   std::array<MPI_Request, 2> requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // async mode
   int panel = 0;  // the exchange they belong to
-  std::vector<proxy::Plan> panels;  // proxy mode: one plan per panel (both broadcasts)
+  std::vector<proxy::Plan> panels;  // proxy mode: one plan per panel (both broadcasts), committed once
 };
 
 // `threads`: the team's size in mt/proxy (C is split into that many tiles), 1 otherwise. grid, operands,
