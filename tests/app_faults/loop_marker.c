@@ -1,8 +1,8 @@
 /* For stop_rank.sh: preloaded into each rank (LD_PRELOAD), it counts the calls that only a run's loop makes in
  * such numbers (starts of persistent requests, non-blocking sends, receives, broadcasts and allreduces; the
  * set-up's timed checks make a few) and, at the 50th, creates the file STOP_RANK_MARKER/<pid>: this rank is in
- * its loop. CPU time did not tell: under load a rank waiting in the set-up's blocking collectives spins (MPICH
- * polls) while its peer computes its own set-up, and stopped there the job ended with the set-up's line
+ * its loop. CPU time did not tell: under load a rank waiting in a blocking collective (a commit's comparison)
+ * spins (MPICH polls) while its peer computes, and stopped there the job ended with the commit's line
  * (summa_proxy_stopped_rank_times_out, load 8, 2026-12-07). */
 #include <fcntl.h>
 #include <mpi.h>

@@ -5,9 +5,9 @@
 # In the loop: with STOP_RANK_PRELOAD set (loop_marker.c, and any other library to preload, colon-separated),
 # each rank has made its loop's calls and said so in a marker file. Without it (sanitizer builds, where nothing
 # may be preloaded before the sanitizer's runtime), by CPU time: each rank has used a second of it and both used
-# CPU in the same half second. CPU time alone did not always tell: a blocking MPI collective of the set-up spins
-# (MPICH polls), so under load a rank waiting in the set-up while its peer computed its own set-up passed both
-# tests (summa_proxy_stopped_rank_times_out at load 8 ended with the set-up's line, a plan's commit).
+# CPU in the same half second. CPU time alone did not always tell: a blocking MPI collective spins (MPICH polls),
+# so under load a rank waiting in a commit's comparison while its peer computed passed both tests
+# (summa_proxy_stopped_rank_times_out at load 8 ended with the commit's line, not the repetition's).
 # The driver's wait timeout (PROXY_WAIT_TIMEOUT, short in the test's environment) must end it; CTest's
 # TIMEOUT catches a hang. The stopped rank is continued and killed on every exit path.
 set -u
