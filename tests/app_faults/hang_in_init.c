@@ -1,4 +1,4 @@
-/* A fault for the bounded set-up before MPI knows the rank (proxy/core/src/setup_watchdog.cpp): preloaded into
+/* A fault for the bounded set-up before MPI knows the rank (proxy/core/src/step_watchdog.cpp): preloaded into
  * one rank (LD_PRELOAD), MPI_Init_thread never returns, as when that rank is stopped in MPI_Init. Every rank
  * ends within the set-up's bound with a line naming its rank, from the launcher's numbering (PMI_RANK,
  * OMPI_COMM_WORLD_RANK), since MPI_Comm_rank cannot be asked yet. */

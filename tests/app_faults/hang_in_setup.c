@@ -1,4 +1,4 @@
-/* A fault for the bounded set-up (proxy/core/src/environment_setup.hpp, SetupWatchdog): preloaded into one
+/* A fault for the bounded set-up (proxy/core/src/environment_setup.hpp, StepWatchdog): preloaded into one
  * rank (LD_PRELOAD), MPI_Comm_split never returns, as when that rank is stopped during the Environment's
  * host and node discovery. Every rank must end all the same, with one line, within the set-up's bound. */
 #include <mpi.h>

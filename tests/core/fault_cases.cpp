@@ -25,9 +25,12 @@
 //   commit-alone      rank 0 commits a plan with an allreduce on MPI_COMM_WORLD, rank 1 one without a collective
 //                     element: rank 0's commit waits in the comparison between the ranks; at PROXY_WAIT_TIMEOUT one
 //                     line naming the plan, the element, the call and the cause, then the job ends
+//   stop-at-end       rank 1 stops itself (SIGSTOP) after the program's last communication: MPI_Finalize would
+//                     wait for it for ever; the Environment's end of the program names it in one line and ends the job
 // Rank 1 of the failing cases sleeps (up to 5 minutes, well past any CTest timeout) until the abort ends it.
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -134,6 +137,11 @@ int main(int argc, char** argv) try {
   const std::string which = argc > 1 ? argv[1] : "";
   if (which == "settings") {
     if (env.rank() == 0) std::printf("ok\n");
+    return 0;
+  }
+  if (which == "stop-at-end") {
+    MPI_Barrier(MPI_COMM_WORLD);  // the last communication
+    if (env.rank() == 1) raise(SIGSTOP);
     return 0;
   }
   if (which == "abort-line") {

@@ -63,7 +63,8 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
   if (finalized)
     throw Error("Environment: MPI has already been finalised in this process (by an earlier Environment or "
                 "MPI_Finalize) and cannot be initialised again: keep one Environment for main's lifetime");
-  SetupWatchdog bounded(program_name(argc, argv));  // the whole construction, MPI_Init included
+  program_ = program_name(argc, argv);
+  StepWatchdog bounded(program_, "the set-up (MPI_Init, host and node discovery)");  // MPI_Init included
   int initialized = 0;
   check_mpi(MPI_Initialized(&initialized), "MPI_Initialized");
   if (!initialized) {
@@ -101,14 +102,19 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
   bounded.set_rank(rank_);
   // Before any thread of this process is bound: the binding read here is the launcher's.
   topology_ = std::make_unique<Topology>();
-  refuse_bad_settings_on_every_rank(program_name(argc, argv), rank_, size_, *topology_, thread_problem);
+  refuse_bad_settings_on_every_rank(program_, rank_, size_, *topology_, thread_problem);
   host_ = discover_host(*topology_, rank_, host_rank_);
   discover_node(rank_, node_);
+  if (owns_mpi_ && size_ > 1) {  // the end of the program, before MPI_Finalize (end_together)
+    check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &end_), "MPI_Comm_dup");
+    MPI_Comm_set_name(end_, "proxy: end of the program");
+  }
   undo.self = nullptr;
   alive_on_success.armed = false;
 }
 
 void Environment::release_communicators() noexcept {
+  if (end_ != MPI_COMM_NULL) MPI_Comm_free(&end_);
   if (node_.leaders != MPI_COMM_NULL) MPI_Comm_free(&node_.leaders);
   if (node_.comm != MPI_COMM_NULL) MPI_Comm_free(&node_.comm);
 }
@@ -123,8 +129,14 @@ Environment::~Environment() {
   if (a_proxy_thread_is_alive())
     abort("proxy: error: rank " + std::to_string(rank_) + ": the Environment was destroyed while a ProxyThread "
           "is alive: destroy the ProxyThread first (declare it after the Environment)", 1);
+  // MPI_Finalize waits for every rank: the ranks meet first, bounded, so that one stopped or hung after its last
+  // communication is named, and MPI_Finalize itself is bounded too.
+  if (end_ != MPI_COMM_NULL) end_together(end_, program_, rank_, size_);
   release_communicators();
-  if (owns_mpi_) MPI_Finalize();
+  if (!owns_mpi_) return;
+  StepWatchdog bounded(program_, "MPI_Finalize", StepWatchdog::Ending::exit_process);
+  bounded.set_rank(rank_);
+  MPI_Finalize();
 }
 
 Placement Environment::placement(int threads, bool with_proxy) const {

@@ -1,5 +1,5 @@
-// Private to proxy::core: the bound on the Environment's whole construction (SetupWatchdog,
-// setup_watchdog.cpp) and the steps of that construction once MPI is up, one file each: the
+// Private to proxy::core: the bounds on the Environment's blocking steps (StepWatchdog, step_watchdog.cpp; the
+// end of the program, job_end.cpp) and the steps of its construction once MPI is up, one file each: the
 // settings every rank checks together (settings_check.cpp), the ranks sharing this host's cores
 // (host_discovery.cpp) and the ranks forming this rank's node (node_discovery.cpp). Each is collective over
 // MPI_COMM_WORLD, runs on the main thread and throws proxy::Error naming an MPI call that failed.
@@ -37,19 +37,29 @@ HostLayout discover_host(const Topology& topology, int world_rank, int& host_ran
 // per node, into `node`, whose communicators the caller frees (also after a throw part way).
 void discover_node(int world_rank, NodeInfo& node);
 
-// The bound on the whole construction, MPI_Init included: its collectives block (MPI_Comm_split has no
-// non-blocking form), so a rank that stops, leaves or hangs there would leave the others waiting for ever.
-// Armed while it lives (setup_watchdog.cpp): past its bound, the wait timeout but at least kSetupBoundFloor
-// (MPI_Init on a loaded machine takes seconds), a thread says so in one line, "<program>: error: rank 1: the
-// set-up (MPI_Init, host and node discovery) did not complete within 15 s (PROXY_WAIT_TIMEOUT, at least 15
-// s): a rank has stopped, left or hangs", and ends the job (Environment::abort, exit 1).
-inline constexpr std::chrono::seconds kSetupBoundFloor{15};
-class SetupWatchdog {
+// The bound on a step of the Environment whose MPI calls block: the whole construction, MPI_Init included (its
+// collectives block: MPI_Comm_split has no non-blocking form), and MPI_Finalize (collective over the processes;
+// MPICH and Open MPI wait there for every peer), so that a rank that stops, leaves or hangs there does not leave the
+// others waiting for ever. Armed while it lives (step_watchdog.cpp): past its bound, the wait timeout but at least
+// kStepBoundFloor (MPI_Init on a loaded machine takes seconds), a thread says so in one line, "<program>: error:
+// rank 1: <step> did not complete within 15 s (PROXY_WAIT_TIMEOUT, at least 15 s): a rank has stopped, left or
+// hangs", and ends the job (Environment::abort, exit 1; inside MPI_Finalize, where MPI_Abort fails, this process
+// exits 1 and the launcher ends the others).
+inline constexpr std::chrono::seconds kStepBoundFloor{15};
+// PROXY_WAIT_TIMEOUT (the default when the variable is bad: it is refused later, with its own line), at least
+// kStepBoundFloor.
+std::chrono::milliseconds step_bound();
+// "15 s (PROXY_WAIT_TIMEOUT, at least 15 s)" for `bound`, "30 s (2 x PROXY_WAIT_TIMEOUT, at least 2 x 15 s)" for
+// twice it: how the lines of the bounded steps state it.
+std::string step_bound_text(std::chrono::milliseconds bound, int times = 1);
+class StepWatchdog {
  public:
-  explicit SetupWatchdog(std::string program);
-  ~SetupWatchdog();  // disarms it
-  SetupWatchdog(const SetupWatchdog&) = delete;
-  SetupWatchdog& operator=(const SetupWatchdog&) = delete;
+  enum class Ending { abort_job, exit_process };
+  // `step` as the line names it: "the set-up (MPI_Init, host and node discovery)", "MPI_Finalize".
+  StepWatchdog(std::string program, std::string step, Ending ending = Ending::abort_job);
+  ~StepWatchdog();  // disarms it
+  StepWatchdog(const StepWatchdog&) = delete;
+  StepWatchdog& operator=(const StepWatchdog&) = delete;
   // The line's rank: the launcher's numbering until MPI_Init returns (launch.hpp: PMI_RANK,
   // OMPI_COMM_WORLD_RANK, SLURM_PROCID; none in a singleton run), then MPI_COMM_WORLD's, set here.
   void set_rank(int rank) noexcept;
@@ -59,5 +69,13 @@ class SetupWatchdog {
  private:
   std::shared_ptr<State> state_;  // shared with the thread, which may outlive this object
 };
+
+// The end of the program, before MPI_Finalize: every rank of `comm` (a duplicate of MPI_COMM_WORLD, two or more
+// ranks) says it has arrived to rank 0, which answers each once all have (zero-byte messages, polled, never a
+// blocking call). Bounded, so that a rank stopped or hung after its last communication is named instead of
+// leaving the others in MPI_Finalize for ever: rank 0 waits step_bound() and ends the job naming the ranks that did
+// not arrive; the others wait twice that for rank 0's answer (rank 0 says who is missing first) and end the job
+// naming rank 0 (job_end.cpp).
+void end_together(MPI_Comm comm, const std::string& program, int rank, int size);
 
 }  // namespace proxy

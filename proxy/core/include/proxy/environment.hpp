@@ -1,8 +1,10 @@
 // Environment: MPI start-up and shut-down plus what a rank needs to know about its node.
 // Initialises MPI at MPI_THREAD_SERIALIZED (or the level asked for) unless the application already did,
 // and refuses with proxy::Error if the library gives less; finalises MPI in the destructor only if it
-// initialised it. Discovers the ranks sharing this node (MPI_COMM_TYPE_SHARED, or PROXY_NODE_SIZE) and one
-// leader per node, and, for dividing cores, the ranks on this physical host (by host name, whatever
+// initialised it, after a bounded meeting of every rank (a rank stopped or hung after its last communication is
+// named in one line and the job ends: MPI_Finalize would wait for it for ever; PROXY_WAIT_TIMEOUT, at least 15 s,
+// as the construction is bounded). Discovers the ranks sharing this node (MPI_COMM_TYPE_SHARED, or
+// PROXY_NODE_SIZE) and one leader per node, and, for dividing cores, the ranks on this physical host (by host name, whatever
 // MPIR_CVAR_NOLOCAL or PROXY_NODE_SIZE make of the node) with the bindings they inherited.
 // Before anything else it validates every PROXY_* environment variable on every rank (validate_environment);
 // when one is bad the ranks agree on it (one MPI_Allreduce), the lowest rank that saw it writes one line
@@ -81,6 +83,8 @@ class Environment {
   void release_communicators() noexcept;
 
   bool owns_mpi_ = false;
+  std::string program_;          // argv[0]'s last component: the lines of the bounded set-up and end
+  MPI_Comm end_ = MPI_COMM_NULL;  // the end of the program (two or more ranks, MPI initialised here)
   int rank_ = 0;
   int size_ = 1;
   int thread_level_ = MPI_THREAD_SINGLE;
