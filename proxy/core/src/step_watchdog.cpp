@@ -22,10 +22,6 @@ struct StepWatchdog::State {
   std::atomic<int> rank{-1};
 };
 
-namespace {
-
-}  // namespace
-
 std::chrono::milliseconds step_bound() {
   std::chrono::milliseconds timeout = Config{}.wait_timeout;
   try {
