@@ -20,7 +20,7 @@ constexpr int kParsed = -1;  // run_guarded's "go on"
 
 int main(int argc, char** argv) try {
   apps::guard_program_exit(kProgram);
-  proxy::Environment env(argc, argv);
+  proxy::Environment env(argc, argv, MPI_THREAD_SERIALIZED, kProgram);
   apps::Options options(kProgram, "What the runtime sees on each rank: MPI thread level, node, topology, placement.");
   options.option("threads", "T", "compute threads per rank to place (0 = one per compute core)", "0")
       .range(0, 4096)

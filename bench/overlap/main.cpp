@@ -399,7 +399,7 @@ int main(int argc, char** argv) {
   }
   try {
     proxy::Environment environment(argc, argv,
-                                   async_progress_requested() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED);
+                                   async_progress_requested() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED, kProgram);
     return apps::run_guarded(kProgram, environment.rank(), [&] { return run(environment, argc, argv); });
   } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
     return refused.exit_status();

@@ -48,7 +48,7 @@ namespace {
 std::atomic<bool> an_environment_is_alive{false};
 }  // namespace
 
-Environment::Environment(int& argc, char**& argv, int required_thread_level) {
+Environment::Environment(int& argc, char**& argv, int required_thread_level, std::string_view program) {
   if (an_environment_is_alive.exchange(true))
     throw Error("Environment: another Environment is alive in this process: keep one for main's lifetime and "
                 "pass it where it is needed");
@@ -63,7 +63,7 @@ Environment::Environment(int& argc, char**& argv, int required_thread_level) {
   if (finalized)
     throw Error("Environment: MPI has already been finalised in this process (by an earlier Environment or "
                 "MPI_Finalize) and cannot be initialised again: keep one Environment for main's lifetime");
-  program_ = program_name(argc, argv);
+  program_ = program.empty() ? program_name(argc, argv) : std::string(program);
   StepWatchdog bounded(program_, "the set-up (MPI_Init, host and node discovery)");  // MPI_Init included
   int initialized = 0;
   check_mpi(MPI_Initialized(&initialized), "MPI_Initialized");

@@ -73,9 +73,9 @@ class StepWatchdog {
 // The end of the program, before MPI_Finalize: every rank of `comm` (a duplicate of MPI_COMM_WORLD, two or more
 // ranks) says it has arrived to rank 0, which answers each once all have (zero-byte messages, polled, never a
 // blocking call). Bounded, so that a rank stopped or hung after its last communication is named instead of
-// leaving the others in MPI_Finalize for ever: rank 0 waits step_bound() and ends the job naming the ranks that did
-// not arrive; the others wait twice that for rank 0's answer (rank 0 says who is missing first) and end the job
-// naming rank 0 (job_end.cpp).
+// leaving the others in MPI_Finalize for ever: rank 0 waits twice step_bound() (a rank still in a timed wait of its
+// own reports first, naming its step) and ends the job naming the ranks that did not arrive; the others wait three
+// times it for rank 0's answer (rank 0 says who is missing first) and end the job naming rank 0 (job_end.cpp).
 void end_together(MPI_Comm comm, const std::string& program, int rank, int size);
 
 }  // namespace proxy

@@ -58,14 +58,17 @@ std::string ranks_text(const std::vector<int>& ranks) {
 }  // namespace
 
 void end_together(MPI_Comm comm, const std::string& program, int rank, int size) {
+  // Rank 0 waits twice the step's bound: a rank that has not arrived because it waits for rank 0 in a timed wait
+  // of its own (one more iteration than rank 0 ran) says so first, naming its step (a wait times out after
+  // PROXY_WAIT_TIMEOUT, at most the bound). The others wait three times it, so that rank 0's line comes first.
   const std::chrono::milliseconds bound = step_bound();
   const std::string here = program + ": error: rank " + std::to_string(rank) + ": ";
   if (rank != 0) {
     std::vector<MPI_Request> requests(2, MPI_REQUEST_NULL);
     MPI_Isend(nullptr, 0, MPI_BYTE, 0, kArrivedTag, comm, &requests[0]);
     MPI_Irecv(nullptr, 0, MPI_BYTE, 0, kAnswerTag, comm, &requests[1]);
-    if (!complete_by(requests, Clock::now() + 2 * bound))
-      Environment::abort(here + "rank 0 has not answered " + step_bound_text(bound, 2) +
+    if (!complete_by(requests, Clock::now() + 3 * bound))
+      Environment::abort(here + "rank 0 has not answered " + step_bound_text(bound, 3) +
                              " after this rank reached the end of the program: it has stopped, hangs or is still "
                              "working: ending the job",
                          1);
@@ -74,7 +77,7 @@ void end_together(MPI_Comm comm, const std::string& program, int rank, int size)
   std::vector<MPI_Request> arrivals(static_cast<std::size_t>(size - 1), MPI_REQUEST_NULL);
   for (int peer = 1; peer < size; ++peer)
     MPI_Irecv(nullptr, 0, MPI_BYTE, peer, kArrivedTag, comm, &arrivals[static_cast<std::size_t>(peer - 1)]);
-  if (!complete_by(arrivals, Clock::now() + bound)) {
+  if (!complete_by(arrivals, Clock::now() + 2 * bound)) {
     std::vector<int> missing;
     for (int peer = 1; peer < size; ++peer) {
       int arrived = 0;
@@ -83,7 +86,7 @@ void end_together(MPI_Comm comm, const std::string& program, int rank, int size)
     }
     const bool one = missing.size() == 1;
     Environment::abort(here + ranks_text(missing) + (one ? " has" : " have") + " not reached the end of the " +
-                           "program " + step_bound_text(bound) + " after this rank did: " +
+                           "program " + step_bound_text(bound, 2) + " after this rank did: " +
                            (one ? "it has stopped, hangs or is still working"
                                 : "they have stopped, hang or are still working") +
                            ": ending the job",

@@ -116,7 +116,7 @@ int driver_main(std::string_view program, int argc, char** argv, Body&& body) {
   const int name_length = static_cast<int>(program.size());
   std::optional<proxy::Environment> env;
   try {
-    env.emplace(argc, argv);
+    env.emplace(argc, argv, MPI_THREAD_SERIALIZED, program);  // its lines name the program as the driver's do
   } catch (const proxy::SettingsError& refused) {  // every rank; one of them says why
     return refused.exit_status();
   } catch (const std::exception& error) {

@@ -41,7 +41,11 @@ struct NodeInfo {
 
 class Environment {
  public:
-  Environment(int& argc, char**& argv, int required_thread_level = MPI_THREAD_SERIALIZED);
+  // `program`: the name its lines give (the settings it refuses, the bounded set-up and end); empty: argv[0]'s
+  // last component. A program installed under another name than it calls itself (proxy-summa, "summa: error: ...")
+  // passes its own, so that every line of one run names it alike.
+  Environment(int& argc, char**& argv, int required_thread_level = MPI_THREAD_SERIALIZED,
+              std::string_view program = {});
   ~Environment();
   Environment(const Environment&) = delete;
   Environment& operator=(const Environment&) = delete;
@@ -83,7 +87,7 @@ class Environment {
   void release_communicators() noexcept;
 
   bool owns_mpi_ = false;
-  std::string program_;          // argv[0]'s last component: the lines of the bounded set-up and end
+  std::string program_;          // the name the Environment's lines give (the constructor's `program`)
   MPI_Comm end_ = MPI_COMM_NULL;  // the end of the program (two or more ranks, MPI initialised here)
   int rank_ = 0;
   int size_ = 1;
