@@ -259,8 +259,8 @@ usage: proxy-mpiexec [launcher options] PROGRAM [program options]
 Runs @MPIEXEC_EXECUTABLE@ (@PROXY_MPI_VENDOR@), the launcher this build of proxy was configured with,
 adding the flags this MPI needs on a workstation or a small node: @_wrapper_flags@
 Every argument goes to the launcher, unknown options included (its own errors and exit status apply),
-except a rank count (-n, -np, --np) that is not an integer from 1 to 16777216, refused: MPICH's mpiexec reads only
-its low 32 bits, and ran one rank for -n 0, -n -1 or -n x.
+except a rank count (-n, -np, --np, --n; also written -n=X) that is not an integer from 1 to 16777216, refused:
+MPICH's mpiexec reads only its low 32 bits, and ran one rank for -n 0, -n -1 or -n x.
 Its options: @MPIEXEC_EXECUTABLE@ --help.
   -h, --help  print this help and exit
   --version   print "proxy-mpiexec (proxy) @PROJECT_VERSION@", then the launcher's own version, and exit
@@ -276,20 +276,39 @@ USAGE
 fi
 # A rank count past 2^24 is refused, not passed on: MPICH's mpiexec reads only its low 32 bits (-n 99999999999
 # became 1215752191 processes, and its process manager filled the host's memory; past 2^63 it ran one rank). So is
-# one that is not a positive integer: MPICH's ran one rank for -n 0, -n -1 and -n x, and exited 0.
+# one that is not a positive integer: MPICH's ran one rank for -n 0, -n -1 and -n x, and exited 0. In every form
+# the launchers take: -n X, -np X, --np X and -n=X, -np=X, --np=X anywhere (no program of proxy has such options),
+# --n X and --n=X among a section's leading options (the drivers' --n is their grid). Leading zeros are the
+# launcher's decimal (010 is 10; 000 is 0).
+count_error() {  # $1 the option as written, $2 its value
+  case "$2" in
+    ''|*[!0-9]*)
+      echo "proxy-mpiexec: error: $1 '$2': a rank count is an integer from 1 to 16777216" >&2
+      exit 2 ;;
+  esac
+  digits=${2#"${2%%[!0]*}"}  # without its leading zeros
+  if [ -z "$digits" ]; then
+    echo "proxy-mpiexec: error: $1 '$2': a rank count is an integer from 1 to 16777216" >&2
+    exit 2
+  fi
+  if [ ${#digits} -gt 8 ] || [ "$digits" -gt 16777216 ]; then
+    echo "proxy-mpiexec: error: $1 $2: more ranks than a launch may ask for (at most 16777216)" >&2
+    exit 2
+  fi
+}
 previous=
+leading=yes  # among the leading options of a section (the command line's start, or after ':')
 for argument in "$@"; do
   case "$previous" in
-    -n|-np|--np)
-      case "$argument" in
-        ''|*[!0-9]*|0|00*)
-          echo "proxy-mpiexec: error: $previous '$argument': a rank count is an integer from 1 to 16777216" >&2
-          exit 2 ;;
-        *) if [ ${#argument} -gt 8 ] || [ "$argument" -gt 16777216 ]; then
-             echo "proxy-mpiexec: error: $previous $argument: more ranks than a launch may ask for (at most 16777216)" >&2
-             exit 2
-           fi ;;
-      esac ;;
+    -n|-np|--np) count_error "$previous" "$argument" ;;
+    --n) if [ "$leading" = yes ]; then count_error "$previous" "$argument"; fi ;;
+    *) case "$argument" in
+         :) leading=yes ;;
+         -n=*|-np=*|--np=*) count_error "${argument%%=*}" "${argument#*=}" ;;
+         --n=*) if [ "$leading" = yes ]; then count_error "${argument%%=*}" "${argument#*=}"; fi ;;
+         -*) ;;
+         *) leading=no ;;  # the program, or an option's value: the program's own options may follow
+       esac ;;
   esac
   previous=$argument
 done
