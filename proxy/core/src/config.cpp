@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,11 +37,20 @@ const char* env(const char* name) {
   return (value != nullptr && *value != '\0') ? value : nullptr;
 }
 
+// Whether `text` is written as a decimal number: digits, a sign, a point and an exponent only. strtol and strtod take
+// more (leading blanks, strtod hexadecimal: PROXY_WAIT_TIMEOUT=0x10 was 16 s, though the README refuses 0x10 as the
+// integer variables did).
+bool decimal_text(const char* text) {
+  for (const char* c = text; *c != '\0'; ++c)
+    if (std::string_view("0123456789+-.eE").find(*c) == std::string_view::npos) return false;
+  return true;
+}
+
 long parse_long(const char* name, const char* text, long min, long max) {
   errno = 0;
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < min || value > max)
+  if (errno != 0 || end == text || *end != '\0' || !decimal_text(text) || value < min || value > max)
     throw Error(std::string(name) + "='" + text + "' is not an integer from " + std::to_string(min) + " to " +
                 std::to_string(max));
   return value;
@@ -73,7 +83,7 @@ Config Config::from_env(Config config) {
   if (const char* v = env("PROXY_WAIT_TIMEOUT")) {
     char* end = nullptr;
     const double seconds = std::strtod(v, &end);
-    if (end == v || *end != '\0' || !std::isfinite(seconds) || seconds < kMinWaitTimeoutSeconds ||
+    if (end == v || *end != '\0' || !decimal_text(v) || !std::isfinite(seconds) || seconds < kMinWaitTimeoutSeconds ||
         seconds > kMaxWaitTimeoutSeconds)
       throw Error(std::string("PROXY_WAIT_TIMEOUT='") + v + "' is not a number of seconds from 0.01 to 1e6");
     config.wait_timeout = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
