@@ -263,6 +263,88 @@ class TestRobustness(unittest.TestCase):
         self.usage_error([SWEEP, "--spec", spec, "--driver", FAKE, "--out", self.out],
                          f"sweep: error: spec file '{spec}' is a binary file, not text")
 
+    def group_args(self):
+        """self.args without its --param mode: a sweep of groups gives the modes in them."""
+        at = self.args.index("--param")
+        return self.args[:at] + self.args[at + 3:]
+
+    def refused_before_any_run(self, argv, line):
+        """argv, with and without --dry-run, ends with exit 2 and exactly `line`, and no run started."""
+        self.usage_error([*argv, "--dry-run"], line)
+        self.usage_error(argv, line)
+        self.assertFalse(self.log.exists(), "a run started before the refusal")
+
+    def test_environment_names_and_values(self):
+        """A run's environment: names of letters, digits and _ (not a digit first), values strings or numbers,
+        refused when the spec and options are read ('A=B' failed every run with "illegal environment variable
+        name", exit 1; '', 'A B', a list were passed on)."""
+        spec = Path(self.tmp.name) / "spec.json"
+        name_rule = "is not an environment variable name (letters, digits and _, not starting with a digit)"
+        for text, tail in (('{"env": {"A=B": "x"}}', f"'A=B' {name_rule}"),
+                           ('{"env": {"": "x"}}', f"'' {name_rule}"),
+                           ('{"env": {"1A": "x"}}', f"'1A' {name_rule}"),
+                           ('{"env": {"A": [1]}}', "'env.A' must be a string or a number, not an array"),
+                           ('{"env": {"A": true}}', "'env.A' must be a string or a number, not a boolean"),
+                           ('{"env": {"A": NaN}}', "'env.A' holds nan, not a finite number"),
+                           ('{"groups": [{"env": {"A B": "x"}}]}', f"group 1: 'A B' {name_rule}")):
+            with self.subTest(spec=text):
+                spec.write_text(text)
+                self.refused_before_any_run([*self.group_args(), "--spec", spec],
+                                            f"sweep: error: spec file '{spec}': {tail}")
+        self.refused_before_any_run([*self.group_args(), "--group", "env.=1"],
+                                    f"sweep: error: --group 'env.=1': '' {name_rule}")
+        self.refused_before_any_run([*self.args, "--env", "A B=1"],
+                                    f"sweep: error: environment setting 'A B=1': 'A B' {name_rule}")
+        spec.write_text('{"env": {"OMP_NUM_THREADS": 1, "PROXY_TEST_MARK": "x"}}')  # a number is its text
+        done = run([*self.args, "--spec", spec, "--dry-run"], env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+    def test_spec_values_passed_to_the_driver(self):
+        """Spec values of the wrong type or not finite, refused naming the key and value where they were passed on
+        (a group's modes 5 as --mode 5, driver_args [1] as an argument 1, NaN and 1e400 as --n nan and --n inf);
+        a spec nested too deeply cannot be parsed ("unexpected RecursionError", exit 1)."""
+        spec = Path(self.tmp.name) / "spec.json"
+        for text, tail in (('{"groups": [{"modes": 5}]}',
+                            ": group 1: 'modes' must be a string or an array of strings, not an integer"),
+                           ('{"groups": [{"name": ["a"]}]}', ": group 1: 'name' must be a string, not an array"),
+                           ('{"groups": [{"ranks": ["2"]}]}',
+                            ": group 1: 'ranks' must be an integer or an array of integers, not an array holding a "
+                            "string"),
+                           ('{"groups": [{"params": {"n": [[1]]}}]}', ": group 1: 'params.n' must be a string, number "
+                            "or boolean (or an array of them), not an array holding an array"),
+                           ('{"driver_args": [1]}',
+                            ": 'driver_args' must be a string or an array of strings, not an array holding an integer"),
+                           ('{"launcher_args": [null]}',
+                            ": 'launcher_args' must be a string or an array of strings, not an array holding null"),
+                           ('{"params": {"n": [NaN, 1]}}', ": 'params.n' holds nan, not a finite number"),
+                           ('{"params": {"n": [1, 1e400]}}', ": 'params.n' holds inf, not a finite number"),
+                           ('{"params": {"n": -Infinity}}', ": 'params.n' holds -inf, not a finite number"),
+                           ("[" * 100000, " cannot be parsed: it is nested too deeply")):
+            with self.subTest(spec=text[:40]):
+                spec.write_text(text)
+                self.refused_before_any_run([*self.group_args(), "--spec", spec],
+                                            f"sweep: error: spec file '{spec}'{tail}")
+        spec = spec.with_suffix(".toml")
+        spec.write_text("params = { n = " + "[" * 100000)
+        self.refused_before_any_run([*self.args, "--spec", spec],
+                                    f"sweep: error: spec file '{spec}' cannot be parsed: it is nested too deeply")
+
+    def test_group_words(self):
+        """--group: a key given twice (the last replaced the first) and a group without words (a group of no
+        modes), refused; launcher-arg is the one key that repeats."""
+        for text, line in (("modes=sync modes=async", "--group 'modes=sync modes=async': 'modes' given twice"),
+                           ("modes=sync n=1 n=2", "--group 'modes=sync n=1 n=2': 'n' given twice"),
+                           ("cpus-per-task=1 cpus_per_task=2",
+                            "--group 'cpus-per-task=1 cpus_per_task=2': 'cpus_per_task' given twice"),
+                           ("", "--group '' is empty (a group is KEY=VALUE words: modes=mt ranks=1 ...)"),
+                           (" ", "--group ' ' is empty (a group is KEY=VALUE words: modes=mt ranks=1 ...)")):
+            with self.subTest(group=text):
+                self.refused_before_any_run([*self.group_args(), "--group", text], f"sweep: error: {line}")
+        done = run([*self.group_args(), "--group", "modes=sync launcher-arg=-x launcher-arg=-y", "--dry-run"],
+                   env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(" -n 2 -x -y ", done.stdout)
+
 
 class TestPlotInput(unittest.TestCase):
     """apps/plot on damaged input: one line naming the problem, exit 2, no traceback."""
