@@ -299,6 +299,26 @@ class TestRobustness(unittest.TestCase):
         done = run([*self.args, "--spec", spec, "--dry-run"], env=self.env)
         self.assertEqual(done.returncode, 0, done.stderr)
 
+    def test_driver_found_before_any_run(self):
+        """A driver given as a bare name is a command on PATH, refused when none is found (each run failed with
+        execvp's "No such file or directory"); a spec's driver is relative to the spec's folder, a bare name too
+        (docs/sweep.md; it was looked up on PATH)."""
+        args = [a for a in self.args if a != str(FAKE)]
+        args.remove("--driver")
+        self.refused_before_any_run([*args, "--driver", "nonexistent"], "sweep: error: driver 'nonexistent' is not an "
+                                                                        "executable file or a command found on PATH")
+        folder = Path(self.tmp.name) / "specs"
+        folder.mkdir()
+        spec = folder / "spec.json"
+        spec.write_text('{"driver": "nonexistent"}')
+        self.refused_before_any_run([*args, "--spec", spec],
+                                    f"sweep: error: driver '{folder / 'nonexistent'}' is not an executable file")
+        (folder / "driver.py").symlink_to(FAKE)
+        spec.write_text('{"driver": "driver.py"}')
+        done = run([*args, "--spec", spec], env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(len(self.log.read_text().splitlines()), 2)
+
     def test_spec_values_passed_to_the_driver(self):
         """Spec values of the wrong type or not finite, refused naming the key and value where they were passed on
         (a group's modes 5 as --mode 5, driver_args [1] as an argument 1, NaN and 1e400 as --n nan and --n inf);
