@@ -274,6 +274,43 @@ class TestRobustness(unittest.TestCase):
         self.usage_error(argv, line)
         self.assertFalse(self.log.exists(), "a run started before the refusal")
 
+    def test_folder_contents_checked_before_any_run(self):
+        """What the sweep will write in OUT, checked before the first run: a state.jsonl linked to /dev/zero or
+        /dev/full (read until the memory ran out: no output, SIGKILL), a folder named state.jsonl, summary.csv,
+        .lock or a record file of the sweep, a file named raw or figures (with --plot), a folder left in
+        raw/.unfinished/ (the sweep ran, then "[Errno 21] Is a directory", exit 1)."""
+        state = self.out / "state.jsonl"
+        for device in ("/dev/zero", "/dev/full"):
+            with self.subTest(device=device):
+                self.out.mkdir(exist_ok=True)
+                state.unlink(missing_ok=True)
+                state.symlink_to(device)
+                self.refused_before_any_run(
+                    self.args, f"sweep: error: state file '{state}' is not a regular file (a device, pipe or socket)")
+        state.unlink()
+        record = "mode=sync,ranks=2-rep1.json"
+        for name, what in (("state.jsonl", "state file"), ("summary.csv", "summary file"),
+                           ("summary.json.tmp", "summary file"), (".lock", "lock file"),
+                           (f"raw/{record}", "record file")):
+            with self.subTest(folder=name):
+                (self.out / name).mkdir(parents=True)
+                self.refused_before_any_run(self.args,
+                                            f"sweep: error: {what} '{self.out / name}' is a directory, not a file")
+                (self.out / name).rmdir()
+        leftover = self.out / "raw" / ".unfinished" / "x"
+        leftover.mkdir(parents=True)
+        self.refused_before_any_run(self.args, f"sweep: error: '{leftover}' is a folder: the sweep removes the record "
+                                               "files unfinished runs left in raw/.unfinished/, not folders")
+        leftover.rmdir()
+        (self.out / "figures").write_text("x")
+        self.refused_before_any_run([*self.args, "--plot"],
+                                    f"sweep: error: figures folder '{self.out / 'figures'}' is a file, not a folder")
+        for folder in (self.out / "raw" / ".unfinished", self.out / "raw"):
+            folder.rmdir()
+        (self.out / "raw").write_text("x")
+        self.refused_before_any_run(self.args,
+                                    f"sweep: error: record folder '{self.out / 'raw'}' is a file, not a folder")
+
     def test_environment_names_and_values(self):
         """A run's environment: names of letters, digits and _ (not a digit first), values strings or numbers,
         refused when the spec and options are read ('A=B' failed every run with "illegal environment variable
