@@ -4,6 +4,7 @@ launcher or rank behind and the resumed sweep counts each run once; a torn state
 folder; bad --timeout and --out; apps/plot on a damaged summary or a file as --out; the old bad-input
 lines. Exact messages and exit codes."""
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -310,6 +311,30 @@ class TestRobustness(unittest.TestCase):
         (self.out / "raw").write_text("x")
         self.refused_before_any_run(self.args,
                                     f"sweep: error: record folder '{self.out / 'raw'}' is a file, not a folder")
+
+    def test_plot_program_of_the_installed_layout(self):
+        """--plot runs proxy-plot beside an installed proxy-sweep (it looked for 'plot' there, after the sweep:
+        "unexpected FileNotFoundError", exit 1); with no plot program beside it, --plot is refused before any
+        run. The install: bin/proxy-sweep, share/proxy/toolkit (cmake/ProxyInstallPrograms.cmake)."""
+        prefix = Path(self.tmp.name) / "prefix"
+        (prefix / "bin").mkdir(parents=True)
+        (prefix / "share" / "proxy").mkdir(parents=True)
+        shutil.copy(SWEEP, prefix / "bin" / "proxy-sweep")
+        shutil.copytree(SWEEP.parent / "toolkit", prefix / "share" / "proxy" / "toolkit",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        plotted = Path(self.tmp.name) / "plotted"
+        plot = prefix / "bin" / "proxy-plot"
+        plot.write_text(f"#!/bin/sh\necho \"$@\" > '{plotted}'\n")
+        plot.chmod(0o755)
+        sweep = [prefix / "bin" / "proxy-sweep", *self.args[1:], "--plot"]
+        done = run(sweep, env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(plotted.read_text().split(), ["--summary", str(self.out / "summary.csv"),
+                                                       "--out", str(self.out / "figures")])
+        plot.unlink()
+        self.log.unlink()
+        self.refused_before_any_run([*sweep, "--fresh"], "sweep: error: --plot: no plot program beside the sweep "
+                                                         f"(proxy-plot or plot in '{prefix / 'bin'}')")
 
     def test_environment_names_and_values(self):
         """A run's environment: names of letters, digits and _ (not a digit first), values strings or numbers,
