@@ -3,7 +3,9 @@
 so that a build in any folder runs its own programs); else the program beside the tool under its installed
 name, when the tool runs from an installed prefix's bin/ (cmake/ProxyInstallPrograms.cmake: redblack3d,
 proxy-summa, ...); else build/bin/<build name> of the source tree the tool belongs to (the release preset's
-folder). Nothing is checked here: the tool says after parsing its other options whether the program exists."""
+folder). A tool that runs another tool (sweep --plot runs plot) finds it beside itself, under either name
+(companion_tool). Nothing is checked here: the tool says after parsing its other options whether the program
+exists."""
 import os
 from pathlib import Path
 
@@ -26,6 +28,15 @@ def default_program(tool_file, build_name, installed_name, environ=None):
     if executable(installed):
         return str(installed)
     return str(_SOURCE_ROOT / "build" / "bin" / build_name)
+
+
+def companion_tool(tool_file, source_name, installed_name):
+    """Another tool beside a tool (its __file__), as the tools are laid out: under its installed name when the
+    tool runs from an installed prefix's bin/ (proxy-plot beside proxy-sweep), else under its name in the
+    source tree (apps/plot beside apps/sweep). Not checked: the tool says whether it exists."""
+    here = Path(tool_file).resolve().parent
+    installed = here / installed_name
+    return str(installed if executable(installed) else here / source_name)
 
 
 def missing_program_hint(target):

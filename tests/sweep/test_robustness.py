@@ -4,6 +4,7 @@ launcher or rank behind and the resumed sweep counts each run once; a torn state
 folder; bad --timeout and --out; apps/plot on a damaged summary or a file as --out; the old bad-input
 lines. Exact messages and exit codes."""
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -262,6 +263,169 @@ class TestRobustness(unittest.TestCase):
         spec.write_bytes(b"{\"driver\": \"\x00\"}")
         self.usage_error([SWEEP, "--spec", spec, "--driver", FAKE, "--out", self.out],
                          f"sweep: error: spec file '{spec}' is a binary file, not text")
+
+    def group_args(self):
+        """self.args without its --param mode: a sweep of groups gives the modes in them."""
+        at = self.args.index("--param")
+        return self.args[:at] + self.args[at + 3:]
+
+    def refused_before_any_run(self, argv, line):
+        """argv, with and without --dry-run, ends with exit 2 and exactly `line`, and no run started."""
+        self.usage_error([*argv, "--dry-run"], line)
+        self.usage_error(argv, line)
+        self.assertFalse(self.log.exists(), "a run started before the refusal")
+
+    def test_folder_contents_checked_before_any_run(self):
+        """What the sweep will write in OUT, checked before the first run: a state.jsonl linked to /dev/zero or
+        /dev/full (read until the memory ran out: no output, SIGKILL), a folder named state.jsonl, summary.csv,
+        .lock or a record file of the sweep, a file named raw or figures (with --plot), a folder left in
+        raw/.unfinished/ (the sweep ran, then "[Errno 21] Is a directory", exit 1)."""
+        state = self.out / "state.jsonl"
+        for device in ("/dev/zero", "/dev/full"):
+            with self.subTest(device=device):
+                self.out.mkdir(exist_ok=True)
+                state.unlink(missing_ok=True)
+                state.symlink_to(device)
+                self.refused_before_any_run(
+                    self.args, f"sweep: error: state file '{state}' is not a regular file (a device, pipe or socket)")
+        state.unlink()
+        record = "mode=sync,ranks=2-rep1.json"
+        for name, what in (("state.jsonl", "state file"), ("summary.csv", "summary file"),
+                           ("summary.json.tmp", "summary file"), (".lock", "lock file"),
+                           (f"raw/{record}", "record file")):
+            with self.subTest(folder=name):
+                (self.out / name).mkdir(parents=True)
+                self.refused_before_any_run(self.args,
+                                            f"sweep: error: {what} '{self.out / name}' is a directory, not a file")
+                (self.out / name).rmdir()
+        leftover = self.out / "raw" / ".unfinished" / "x"
+        leftover.mkdir(parents=True)
+        self.refused_before_any_run(self.args, f"sweep: error: '{leftover}' is a folder: the sweep removes the record "
+                                               "files unfinished runs left in raw/.unfinished/, not folders")
+        leftover.rmdir()
+        (self.out / "figures").write_text("x")
+        self.refused_before_any_run([*self.args, "--plot"],
+                                    f"sweep: error: figures folder '{self.out / 'figures'}' is a file, not a folder")
+        for folder in (self.out / "raw" / ".unfinished", self.out / "raw"):
+            folder.rmdir()
+        (self.out / "raw").write_text("x")
+        self.refused_before_any_run(self.args,
+                                    f"sweep: error: record folder '{self.out / 'raw'}' is a file, not a folder")
+
+    def test_plot_program_of_the_installed_layout(self):
+        """--plot runs proxy-plot beside an installed proxy-sweep (it looked for 'plot' there, after the sweep:
+        "unexpected FileNotFoundError", exit 1); with no plot program beside it, --plot is refused before any
+        run. The install: bin/proxy-sweep, share/proxy/toolkit (cmake/ProxyInstallPrograms.cmake)."""
+        prefix = Path(self.tmp.name) / "prefix"
+        (prefix / "bin").mkdir(parents=True)
+        (prefix / "share" / "proxy").mkdir(parents=True)
+        shutil.copy(SWEEP, prefix / "bin" / "proxy-sweep")
+        shutil.copytree(SWEEP.parent / "toolkit", prefix / "share" / "proxy" / "toolkit",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        plotted = Path(self.tmp.name) / "plotted"
+        plot = prefix / "bin" / "proxy-plot"
+        plot.write_text(f"#!/bin/sh\necho \"$@\" > '{plotted}'\n")
+        plot.chmod(0o755)
+        sweep = [prefix / "bin" / "proxy-sweep", *self.args[1:], "--plot"]
+        done = run(sweep, env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(plotted.read_text().split(), ["--summary", str(self.out / "summary.csv"),
+                                                       "--out", str(self.out / "figures")])
+        plot.unlink()
+        self.log.unlink()
+        self.refused_before_any_run([*sweep, "--fresh"], "sweep: error: --plot: no plot program beside the sweep "
+                                                         f"(proxy-plot or plot in '{prefix / 'bin'}')")
+
+    def test_environment_names_and_values(self):
+        """A run's environment: names of letters, digits and _ (not a digit first), values strings or numbers,
+        refused when the spec and options are read ('A=B' failed every run with "illegal environment variable
+        name", exit 1; '', 'A B', a list were passed on)."""
+        spec = Path(self.tmp.name) / "spec.json"
+        name_rule = "is not an environment variable name (letters, digits and _, not starting with a digit)"
+        for text, tail in (('{"env": {"A=B": "x"}}', f"'A=B' {name_rule}"),
+                           ('{"env": {"": "x"}}', f"'' {name_rule}"),
+                           ('{"env": {"1A": "x"}}', f"'1A' {name_rule}"),
+                           ('{"env": {"A": [1]}}', "'env.A' must be a string or a number, not an array"),
+                           ('{"env": {"A": true}}', "'env.A' must be a string or a number, not a boolean"),
+                           ('{"env": {"A": NaN}}', "'env.A' holds nan, not a finite number"),
+                           ('{"groups": [{"env": {"A B": "x"}}]}', f"group 1: 'A B' {name_rule}")):
+            with self.subTest(spec=text):
+                spec.write_text(text)
+                self.refused_before_any_run([*self.group_args(), "--spec", spec],
+                                            f"sweep: error: spec file '{spec}': {tail}")
+        self.refused_before_any_run([*self.group_args(), "--group", "env.=1"],
+                                    f"sweep: error: --group 'env.=1': '' {name_rule}")
+        self.refused_before_any_run([*self.args, "--env", "A B=1"],
+                                    f"sweep: error: environment setting 'A B=1': 'A B' {name_rule}")
+        spec.write_text('{"env": {"OMP_NUM_THREADS": 1, "PROXY_TEST_MARK": "x"}}')  # a number is its text
+        done = run([*self.args, "--spec", spec, "--dry-run"], env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+
+    def test_driver_found_before_any_run(self):
+        """A driver given as a bare name is a command on PATH, refused when none is found (each run failed with
+        execvp's "No such file or directory"); a spec's driver is relative to the spec's folder, a bare name too
+        (docs/sweep.md; it was looked up on PATH)."""
+        args = [a for a in self.args if a != str(FAKE)]
+        args.remove("--driver")
+        self.refused_before_any_run([*args, "--driver", "nonexistent"], "sweep: error: driver 'nonexistent' is not an "
+                                                                        "executable file or a command found on PATH")
+        folder = Path(self.tmp.name) / "specs"
+        folder.mkdir()
+        spec = folder / "spec.json"
+        spec.write_text('{"driver": "nonexistent"}')
+        self.refused_before_any_run([*args, "--spec", spec],
+                                    f"sweep: error: driver '{folder / 'nonexistent'}' is not an executable file")
+        (folder / "driver.py").symlink_to(FAKE)
+        spec.write_text('{"driver": "driver.py"}')
+        done = run([*args, "--spec", spec], env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(len(self.log.read_text().splitlines()), 2)
+
+    def test_spec_values_passed_to_the_driver(self):
+        """Spec values of the wrong type or not finite, refused naming the key and value where they were passed on
+        (a group's modes 5 as --mode 5, driver_args [1] as an argument 1, NaN and 1e400 as --n nan and --n inf);
+        a spec nested too deeply cannot be parsed ("unexpected RecursionError", exit 1)."""
+        spec = Path(self.tmp.name) / "spec.json"
+        for text, tail in (('{"groups": [{"modes": 5}]}',
+                            ": group 1: 'modes' must be a string or an array of strings, not an integer"),
+                           ('{"groups": [{"name": ["a"]}]}', ": group 1: 'name' must be a string, not an array"),
+                           ('{"groups": [{"ranks": ["2"]}]}',
+                            ": group 1: 'ranks' must be an integer or an array of integers, not an array holding a "
+                            "string"),
+                           ('{"groups": [{"params": {"n": [[1]]}}]}', ": group 1: 'params.n' must be a string, number "
+                            "or boolean (or an array of them), not an array holding an array"),
+                           ('{"driver_args": [1]}',
+                            ": 'driver_args' must be a string or an array of strings, not an array holding an integer"),
+                           ('{"launcher_args": [null]}',
+                            ": 'launcher_args' must be a string or an array of strings, not an array holding null"),
+                           ('{"params": {"n": [NaN, 1]}}', ": 'params.n' holds nan, not a finite number"),
+                           ('{"params": {"n": [1, 1e400]}}', ": 'params.n' holds inf, not a finite number"),
+                           ('{"params": {"n": -Infinity}}', ": 'params.n' holds -inf, not a finite number"),
+                           ("[" * 100000, " cannot be parsed: it is nested too deeply")):
+            with self.subTest(spec=text[:40]):
+                spec.write_text(text)
+                self.refused_before_any_run([*self.group_args(), "--spec", spec],
+                                            f"sweep: error: spec file '{spec}'{tail}")
+        spec = spec.with_suffix(".toml")
+        spec.write_text("params = { n = " + "[" * 100000)
+        self.refused_before_any_run([*self.args, "--spec", spec],
+                                    f"sweep: error: spec file '{spec}' cannot be parsed: it is nested too deeply")
+
+    def test_group_words(self):
+        """--group: a key given twice (the last replaced the first) and a group without words (a group of no
+        modes), refused; launcher-arg is the one key that repeats."""
+        for text, line in (("modes=sync modes=async", "--group 'modes=sync modes=async': 'modes' given twice"),
+                           ("modes=sync n=1 n=2", "--group 'modes=sync n=1 n=2': 'n' given twice"),
+                           ("cpus-per-task=1 cpus_per_task=2",
+                            "--group 'cpus-per-task=1 cpus_per_task=2': 'cpus_per_task' given twice"),
+                           ("", "--group '' is empty (a group is KEY=VALUE words: modes=mt ranks=1 ...)"),
+                           (" ", "--group ' ' is empty (a group is KEY=VALUE words: modes=mt ranks=1 ...)")):
+            with self.subTest(group=text):
+                self.refused_before_any_run([*self.group_args(), "--group", text], f"sweep: error: {line}")
+        done = run([*self.group_args(), "--group", "modes=sync launcher-arg=-x launcher-arg=-y", "--dry-run"],
+                   env=self.env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(" -n 2 -x -y ", done.stdout)
 
 
 class TestPlotInput(unittest.TestCase):
