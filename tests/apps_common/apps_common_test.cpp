@@ -168,6 +168,10 @@ TEST(AppsOptions, SizesListsAndChoices) {
   EXPECT_EQ(refusal({"--n", "64,,2"}), "--n: empty item in '64,,2'");
   EXPECT_EQ(refusal({"--modes", "sync,"}), "--modes: empty item in 'sync,'");
   EXPECT_EQ(refusal({"--modes", ",sync"}), "--modes: empty item in ',sync'");
+  // Commas alone are no value to CLI11, which took the next word ("got '--bytes'", "--modes: --bytes not in").
+  EXPECT_EQ(refusal({"--n", ",", "--bytes", "64"}), "--n: empty item in ','");
+  EXPECT_EQ(refusal({"--modes", ",,", "--bytes", "64"}), "--modes: empty item in ',,'");
+  EXPECT_EQ(refusal({"--bytes", "64", "--n=,"}), "--n: empty item in ','");
 }
 
 TEST(AppsParse, Geometries) {

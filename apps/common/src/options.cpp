@@ -351,6 +351,13 @@ std::vector<std::string> Options::normalised(int argc, const char* const* argv) 
 
 bool Options::parse(int argc, const char* const* argv) {
   std::vector<std::string> args = normalised(argc, argv);
+  // CLI11's delimiter drops empty items; "8,,64" or "8,64," is a typo, not a shorter list. Before CLI11 parses: a
+  // value of commas alone (",") is no value to it, and it took the next word ("--n , --iters 2": "got '--iters'").
+  for (const Spec& s : specs_) {
+    if (s.list && s.given && !s.given->empty() &&
+        (s.given->front() == ',' || s.given->back() == ',' || s.given->find(",,") != std::string::npos))
+      throw UsageError("--" + s.name + ": empty item in '" + *s.given + "'");
+  }
   app_ = std::make_shared<CLI::App>(summary_, program_);
   CLI::App& app = *app_;
   app.allow_extras();  // reported below in the project's words
@@ -411,10 +418,6 @@ bool Options::parse(int argc, const char* const* argv) {
     Spec* s = &specs_[i];
     const CLI::Option* o = declared[i];
     if (s->is_flag) continue;
-    // CLI11's delimiter drops empty items; "8,,64" or "8,64," is a typo, not a shorter list.
-    if (s->list && s->given && !s->given->empty() &&
-        (s->given->front() == ',' || s->given->back() == ',' || s->given->find(",,") != std::string::npos))
-      throw UsageError("--" + s->name + ": empty item in '" + *s->given + "'");
     // A default goes through the same validators (as<> applies them to default_str).
     try {
       if (s->seen || s->default_value) s->checked = o->as<std::vector<std::string>>();
