@@ -266,6 +266,9 @@ TEST(AppsRunRecord, JsonLinesRefusesAFileItWouldDamage) {
   EXPECT_EQ(read(), "{\"mode\":\"sync\",\"n\":64}\n");
   EXPECT_EQ(record.mismatch_with(std::string(300, 'x'), apps::RecordFormat::json_lines),
             "its first line is not a JSON object (" + std::string(200, 'x') + "...)");
+  // Control bytes are written \xNN: a NUL cut the message short, an escape sequence reached the terminal raw.
+  EXPECT_EQ(record.mismatch_with(std::string("\0\1a\x1b[31m", 8), apps::RecordFormat::json_lines),
+            "its first line is not a JSON object (\\x00\\x01a\\x1b[31m)");
   const std::string line = record.json() + "\n";
   write(line + "{\"mode\":\"pro");
   EXPECT_EQ(refusal(), "appended");

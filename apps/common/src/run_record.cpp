@@ -174,9 +174,21 @@ std::string RunRecord::csv_row() const {
 }
 
 std::string RunRecord::mismatch_with(std::string_view first_line, RecordFormat format) const {
-  // The file's text in a message: its first 200 bytes (a foreign file's line can be long).
+  // The file's text in a message: its first 200 bytes (a foreign file's line can be long), control bytes written
+  // \xNN (a NUL cut the line short, an escape sequence reached the terminal raw).
   const auto shown = [](std::string_view text) {
-    return text.size() <= 200 ? std::string(text) : std::string(text.substr(0, 200)) + "...";
+    std::string out;
+    for (const char c : text.substr(0, 200)) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte >= 0x20 && byte != 0x7f) {
+        out += c;
+        continue;
+      }
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      out += escaped;
+    }
+    return text.size() <= 200 ? out : out + "...";
   };
   const auto joined = [](const std::vector<std::string>& names) {
     std::string text;
