@@ -38,7 +38,7 @@ constexpr const char* kProgram = "calibrate";
 apps::Options declare_options() {
   apps::Options options(kProgram,
                         "Measure the team-collective cost model (HPDC'13) on this node and write it to a file.");
-  options.option("threads", "T", "team size; 0 = one thread per core (at least 2)", "0")
+  options.option("threads", "T", "team size, 2 to 1024; 0 = one thread per core (at least 2)", "0")
       .range(0, 1024)
       .option("sizes", "LIST", "bytes per thread to compare algorithms at (K, M, G suffixes)",
               "8,64,512,2K,8K,32K,128K,512K,2M,4M,8M,16M")
@@ -256,6 +256,7 @@ int run(int argc, char** argv) {
   config.levels = proxy::team_levels(topology, cores);
   std::printf("calibrate: %s on %s%s\n", proxy::detail::counted(threads, "thread").c_str(), topology.describe().c_str(),
               threads > topology.cores() ? " (oversubscribed)" : "");
+  std::fflush(stdout);  // what it measures, before the measuring (minutes for large teams), also into a pipe
 
   // 1. Parameters: a 2-thread tree reduce is exactly one remote combine, a + b m.
   proxy::Team pair(2, pair_config);
