@@ -77,6 +77,27 @@ std::string resource_problem(const Topology& topology) {
   return "";
 }
 
+// PROXY_NODE_SIZE as this rank reads it: 0 unset, -1 not a valid value (refused by validate_environment).
+long node_size_setting() {
+  const char* v = std::getenv("PROXY_NODE_SIZE");
+  if (v == nullptr || *v == '\0') return 0;
+  char* end = nullptr;
+  const long k = std::strtol(v, &end, 10);
+  return (end == v || *end != '\0' || k < 1) ? -1 : k;
+}
+
+// The settings the ranks must share: PROXY_NODE_SIZE divides the world into nodes, and ranks that read different
+// values (an MPMD launch, a per-rank -env) modelled different nodes, silently. Collective: rank 0's value to all.
+std::string disagreement_with_rank_0(int rank) {
+  long mine = node_size_setting();
+  long rank_0s = mine;
+  check_mpi(MPI_Bcast(&rank_0s, 1, MPI_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (mine == rank_0s || mine < 0 || rank_0s < 0) return "";
+  const auto shown = [](long k) { return k == 0 ? std::string("unset") : "'" + std::to_string(k) + "'"; };
+  return "PROXY_NODE_SIZE is " + shown(mine) + " on rank " + std::to_string(rank) + ", " + shown(rank_0s) +
+         " on rank 0: every rank needs the same value (the ranks would divide the world into different nodes)";
+}
+
 }  // namespace
 
 void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int size, const Topology& topology,
@@ -95,6 +116,7 @@ void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int
   } catch (const Error& e) {
     problem = e.what();
   }
+  if (std::string disagreement = disagreement_with_rank_0(rank); problem.empty()) problem = std::move(disagreement);
   const int mine = problem.empty() ? size : rank;
   int first = size;
   check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
