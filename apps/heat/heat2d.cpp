@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
         }
         if (problem.verify) {
           const double local = slab.max_difference_from_serial(problem.steps % 2, problem.steps);
-          proxy.call([&] { MPI_Allreduce(&local, &max_diff, 1, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
+          proxy.call([&] { MPI_Allreduce(&local, &max_diff, 1, MPI_DOUBLE, MPI_MAX, proxy.comm()); },
+                     "the --verify reduction (MPI_Allreduce of the largest difference)");
         }
       } catch (const proxy::Error& error) {
         // The peer cannot know: end the job now, while the proxy still runs (its shutdown would wait for

@@ -114,7 +114,8 @@ int main(int argc, char** argv) {
       if (problem.verify) {
         const double local = slab.max_difference_from_serial(steps % 2, steps);
         try {
-          proxy.call([&] { MPI_Allreduce(&local, &max_diff, 1, MPI_DOUBLE, MPI_MAX, proxy.comm()); });
+          proxy.call([&] { MPI_Allreduce(&local, &max_diff, 1, MPI_DOUBLE, MPI_MAX, proxy.comm()); },
+                     "the --verify reduction (MPI_Allreduce of the largest difference)");
         } catch (const proxy::Error& e) {
           fail(e);
         }
