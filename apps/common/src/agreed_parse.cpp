@@ -45,6 +45,11 @@ void agree_on_options(const std::string& my_values, MPI_Comm comm) {
       const bool more_theirs = static_cast<bool>(std::getline(theirs, their_line));
       const bool more_mine = static_cast<bool>(std::getline(mine, my_line));
       if (more_theirs && more_mine && their_line == my_line) continue;
+      if (more_theirs && more_mine && my_line.starts_with(Options::kProgramLine)) {
+        error = my_line.substr(Options::kProgramLine.size()) + " here, " +
+                their_line.substr(Options::kProgramLine.size()) + " on rank 0: every rank of a run runs the same program";
+        break;
+      }
       error = (more_mine ? my_line : std::string("fewer options")) + " here, " +
               (more_theirs ? their_line : std::string("fewer options")) +
               " on rank 0: every rank of a run needs the same options";

@@ -247,11 +247,14 @@ Options& Options::per_rank() {
 }
 
 std::string Options::agreed_values() const {
-  std::string text;
+  // The program first: an MPMD launch of two programs was refused naming an option one of them lacks ("--variant
+  // classic here, --n 16 on rank 0"), or ran (heat2d beside heat2d-tasks).
+  std::string text = std::string(kProgramLine) + program_ + "\n";
   for (const Spec& s : specs_) {
     if (s.per_rank || s.name == kVerbose) continue;
     std::string values = s.is_flag ? (s.seen ? "given" : "not given") : "";
     for (const std::string& item : s.checked) values += (values.empty() ? "" : ",") + item;
+    if (values.empty()) values = "not given";  // an option without a default ("--geometry  here")
     text += "--" + s.name + " " + values + "\n";
   }
   // The built-in --show-config too: answered on one rank only, it left the others waiting in the set-up's first

@@ -92,10 +92,11 @@ class Options {
   // environment), one per line, in the order --help lists them.
   std::string show_config() const;
 
-  // One line "--name VALUES" per option every rank must agree on (not per_rank(), not --verbose), the
-  // checked values, a flag as "given" or "not given", and the built-in --show-config: what parse_agreed compares
-  // across ranks.
+  // The line "program NAME", then one line "--name VALUES" per option every rank must agree on (not per_rank(), not
+  // --verbose), the checked values ("not given" for an option without a default), a flag as "given" or "not
+  // given", and the built-in --show-config: what parse_agreed compares across ranks.
   std::string agreed_values() const;
+  static constexpr std::string_view kProgramLine = "program ";
 
   const std::string& program() const noexcept { return program_; }
   std::string help() const;
