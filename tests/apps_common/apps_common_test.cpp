@@ -126,6 +126,13 @@ TEST(AppsOptions, RangesAtTheirBoundsAndBeyond) {
   EXPECT_EQ(refusal({"--tol", "1e400"}), "--tol: expected a finite number, got '1e400'");
   EXPECT_EQ(refusal({"--tol", ""}), "--tol: expected a finite number, got ''");  // not 0
   EXPECT_EQ(refusal({"--tol", "0x1p-20"}), "--tol: expected a finite number, got '0x1p-20'");  // strtod took it
+  EXPECT_EQ(refusal({"--tol", "  "}), "--tol: expected a finite number, got '  '");
+  // Blanks around a number are dropped, as around an integer (strtod took ' 1.5' and refused '1.5 ').
+  auto blank_options = constrained_options();
+  const char* blanks[] = {"tool", "--omega", "1.5 ", "--tol", " 2e-3 "};
+  ASSERT_TRUE(blank_options.parse(5, blanks));
+  EXPECT_EQ(blank_options.real("omega"), 1.5);
+  EXPECT_EQ(blank_options.real("tol"), 2e-3);
 }
 
 // The value a program reads is the value that was checked: integers are decimal (CLI11 alone read "0x2" as 2

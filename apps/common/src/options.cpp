@@ -163,8 +163,12 @@ CLI::Validator integer_in_range(bool suffixes, std::optional<std::pair<long long
 }
 
 // A finite decimal number as strtod reads it ("1e-400" is 0, "1e400" is refused), for the check and for real().
-// Hexadecimal ("0x1p-3") is refused, as the integers refuse "0x10" and the Python tools' float() refuses it.
-std::optional<double> read_real(const std::string& text) {
+// Hexadecimal ("0x1p-3") is refused, as the integers refuse "0x10" and the Python tools' float() refuses it. Blanks
+// around it are dropped, as the integers' and float()'s are (strtod took ' 8' and refused '8 ').
+std::optional<double> read_real(const std::string& given) {
+  const std::size_t first = given.find_first_not_of(" \t");
+  if (first == std::string::npos) return std::nullopt;
+  const std::string text = given.substr(first, given.find_last_not_of(" \t") - first + 1);
   if (text.find_first_of("xX") != std::string::npos) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
