@@ -47,7 +47,8 @@ void agree_on_options(const std::string& my_values, MPI_Comm comm) {
       if (more_theirs && more_mine && their_line == my_line) continue;
       if (more_theirs && more_mine && my_line.starts_with(Options::kProgramLine)) {
         error = my_line.substr(Options::kProgramLine.size()) + " here, " +
-                their_line.substr(Options::kProgramLine.size()) + " on rank 0: every rank of a run runs the same program";
+                their_line.substr(Options::kProgramLine.size()) +
+                " on rank 0: every rank of a run runs the same program";
         break;
       }
       error = (more_mine ? my_line : std::string("fewer options")) + " here, " +

@@ -4,8 +4,8 @@
 // initialised it, after a bounded meeting of every rank (a rank stopped or hung after its last communication is
 // named in one line and the job ends: MPI_Finalize would wait for it for ever; PROXY_WAIT_TIMEOUT, at least 15 s,
 // as the construction is bounded). Discovers the ranks sharing this node (MPI_COMM_TYPE_SHARED, or
-// PROXY_NODE_SIZE) and one leader per node, and, for dividing cores, the ranks on this physical host (by host name, whatever
-// MPIR_CVAR_NOLOCAL or PROXY_NODE_SIZE make of the node) with the bindings they inherited.
+// PROXY_NODE_SIZE) and one leader per node, and, for dividing cores, the ranks on this physical host (by host
+// name, whatever MPIR_CVAR_NOLOCAL or PROXY_NODE_SIZE make of the node) with the bindings they inherited.
 // Before anything else it validates every PROXY_* environment variable on every rank (validate_environment);
 // when one is bad the ranks agree on it (one MPI_Allreduce), the lowest rank that saw it writes one line
 // `PROGRAM: error: PROXY_...='value' is ...`, and every rank throws proxy::SettingsError: a program's main
