@@ -105,12 +105,14 @@ class HelpFormatter : public CLI::Formatter {
 // "64", "+3", "-1", and where `suffixes`, "4K", "8 kib", "1GB": a decimal integer and one of CLI11's size
 // units (b; k, kb, ki, kib ... e: powers of 1024), any case. nullopt if the text is none of these;
 // `overflow` if it is one but its value does not fit a long long.
+// `text` without the blanks around it: integers and reals take " 8 " as "8", as the Python tools' float() does.
+std::string_view trim(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t");
+  return first == text.npos ? std::string_view() : text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
 std::optional<long long> read_integer(std::string_view text, bool suffixes, bool& overflow) {
   overflow = false;
-  auto trim = [](std::string_view t) {
-    const std::size_t first = t.find_first_not_of(" \t");
-    return first == t.npos ? std::string_view() : t.substr(first, t.find_last_not_of(" \t") - first + 1);
-  };
   text = trim(text);
   std::size_t unit_begin = text.size();
   while (unit_begin > 0 && std::isalpha(static_cast<unsigned char>(text[unit_begin - 1]))) --unit_begin;
@@ -166,10 +168,8 @@ CLI::Validator integer_in_range(bool suffixes, std::optional<std::pair<long long
 // Hexadecimal ("0x1p-3") is refused, as the integers refuse "0x10" and the Python tools' float() refuses it. Blanks
 // around it are dropped, as the integers' and float()'s are (strtod took ' 8' and refused '8 ').
 std::optional<double> read_real(const std::string& given) {
-  const std::size_t first = given.find_first_not_of(" \t");
-  if (first == std::string::npos) return std::nullopt;
-  const std::string text = given.substr(first, given.find_last_not_of(" \t") - first + 1);
-  if (text.find_first_of("xX") != std::string::npos) return std::nullopt;
+  const std::string text(trim(given));
+  if (text.empty() || text.find_first_of("xX") != std::string::npos) return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;

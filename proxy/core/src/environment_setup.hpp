@@ -33,6 +33,9 @@ void refuse_bad_settings_on_every_rank(const std::string& program, int rank, int
 // rank's index among them.
 HostLayout discover_host(const Topology& topology, int world_rank, int& host_rank);
 
+// PROXY_NODE_SIZE as this rank reads it, 0 when unset; throws Error naming a value outside 1 .. kMaxNodeSize.
+int emulated_node_size();
+
 // The ranks of this rank's node (MPI_COMM_TYPE_SHARED, or PROXY_NODE_SIZE consecutive ranks) and one leader
 // per node, into `node`, whose communicators the caller frees (also after a throw part way).
 void discover_node(int world_rank, NodeInfo& node);

@@ -11,8 +11,6 @@
 
 namespace proxy {
 
-namespace {
-
 // PROXY_NODE_SIZE=k makes every k consecutive ranks one "node" (to study multi-node behaviour on one
 // machine); otherwise a node is the set of ranks sharing memory.
 int emulated_node_size() {
@@ -24,8 +22,6 @@ int emulated_node_size() {
     throw Error(std::string("PROXY_NODE_SIZE='") + v + "' is not an integer from 1 to " + std::to_string(kMaxNodeSize));
   return static_cast<int>(k);
 }
-
-}  // namespace
 
 void discover_node(int world_rank, NodeInfo& node) {
   MPI_Comm physical = MPI_COMM_NULL;

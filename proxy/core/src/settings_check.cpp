@@ -77,13 +77,14 @@ std::string resource_problem(const Topology& topology) {
   return "";
 }
 
-// PROXY_NODE_SIZE as this rank reads it: 0 unset, -1 not a valid value (refused by validate_environment).
+// PROXY_NODE_SIZE as this rank reads it (emulated_node_size): 0 unset, -1 a bad value (refused by
+// validate_environment).
 long node_size_setting() {
-  const char* v = std::getenv("PROXY_NODE_SIZE");
-  if (v == nullptr || *v == '\0') return 0;
-  char* end = nullptr;
-  const long k = std::strtol(v, &end, 10);
-  return (end == v || *end != '\0' || k < 1) ? -1 : k;
+  try {
+    return emulated_node_size();
+  } catch (const Error&) {
+    return -1;
+  }
 }
 
 // The settings the ranks must share: PROXY_NODE_SIZE divides the world into nodes, and ranks that read different
